@@ -1,0 +1,41 @@
+# The two commands of the README: `make play` and `make test` (both set up .venv first).
+# Set-up output goes to stderr so that `make play` keeps stdout for GTP alone.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+WARM := $(VENV)/.warm
+SOURCES := $(wildcard engine/*.py policies/*.py policies/*/*.py)
+
+.PHONY: install play test test-slow bench clean
+
+install: $(WARM)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
+	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(PY) -m pip install --quiet -e '.[test]' >&2
+	@touch $@
+
+# Compile the numba kernels into the on-disk cache now, so that a GUI attaching the
+# engine gets its first answer at once instead of after tens of seconds of JIT.
+$(WARM): $(STAMP) $(SOURCES)
+	@echo "compiling the engine (once; cached on disk)..." >&2
+	@$(PY) -m engine.warmup >&2
+	@touch $@
+
+play: install
+	@$(PY) gtp_main.py --size 9
+
+test: install
+	$(PY) -m pytest -q
+
+test-slow: install
+	$(PY) -m pytest -q -m slow
+
+bench: install
+	$(PY) -m engine.cli bench --write BENCHMARKS.md
+
+clean:
+	rm -rf $(VENV) build *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

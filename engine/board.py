@@ -1,0 +1,384 @@
+"""The Go board: compiled rules core that everything else plays on.
+
+Layout (after Pachi's board.c and KataGo's board.h): a flat array of
+(N+2)x(N+2) points with a one-point border, so neighbours are p-1, p+1, p-W,
+p+W with W = N+2.  Point (row r, column c), both from 1 at the bottom left, is
+`r*W + c`.  Stones belong to chains kept as circular linked lists (`nxt`) with
+a representative `head`; the head holds the chain's exact liberty count and
+size, updated incrementally as stones are placed and captured.  Empty points
+are kept in a list with back-pointers for O(1) random choice and removal.
+
+A board is a namedtuple of numpy arrays, so compiled code can take it whole.
+Copying is a handful of small array copies (`copy_into` reuses storage), which
+is how search branches and how GTP undo works.
+
+Rules: area (Tromp-Taylor) scoring, suicide illegal, simple ko enforced here;
+positional superko is enforced by the game record (engine/game.py) for real
+moves, using the Zobrist hash of the stones kept in `meta[M_HASH]`.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+PASS = -1
+MAX_SIZE = 25
+
+# Slots of the int64 `meta` array.
+M_SIZE = 0       # N
+M_WIDTH = 1      # W = N + 2
+M_KO = 2         # point forbidden by simple ko, or -1
+M_KO_COLOR = 3   # colour forbidden to play at M_KO
+M_NEMPTY = 4     # number of empty points (length of `empties`)
+M_CAP = 5        # M_CAP + colour - 1: stones captured *by* that colour
+M_LAST = 7       # last move (PASS, or -2 for none)
+M_LAST2 = 8      # move before the last
+M_PASSES = 9     # consecutive passes
+M_MOVES = 10     # moves played on this board
+M_HASH = 11      # Zobrist hash of the stones (positional)
+M_STAMP = 12     # generation counter for the `mark` scratch array
+M_LEN = 13
+NO_MOVE = -2
+
+Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob")
+
+_zobrist_tables = {}
+
+
+def zobrist_table(width):
+    """Zobrist keys [colour, point] for a board of this padded width; fixed seed so hashes are stable."""
+    table = _zobrist_tables.get(width)
+    if table is None:
+        gen = np.random.default_rng(0x5EED + width)
+        table = gen.integers(-(2 ** 63), 2 ** 63 - 1, size=(3, width * width), dtype=np.int64)
+        table[EMPTY, :] = 0
+        _zobrist_tables[width] = table
+    return table
+
+
+def new_board(size):
+    """An empty board of `size` x `size` (2..MAX_SIZE)."""
+    if not 2 <= size <= MAX_SIZE:
+        raise ValueError(f"board size {size} outside 2..{MAX_SIZE}")
+    width = size + 2
+    npoints = width * width
+    color = np.full(npoints, BORDER, dtype=np.int8)
+    empties = np.zeros(size * size, dtype=np.int32)
+    epos = np.full(npoints, -1, dtype=np.int32)
+    n = 0
+    for r in range(1, size + 1):
+        for c in range(1, size + 1):
+            p = r * width + c
+            color[p] = EMPTY
+            empties[n] = p
+            epos[p] = n
+            n += 1
+    meta = np.zeros(M_LEN, dtype=np.int64)
+    meta[M_SIZE] = size
+    meta[M_WIDTH] = width
+    meta[M_KO] = -1
+    meta[M_NEMPTY] = n
+    meta[M_LAST] = NO_MOVE
+    meta[M_LAST2] = NO_MOVE
+    return Board(color, np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
+                 np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
+                 empties, epos, np.zeros(npoints, np.int32), meta, zobrist_table(width))
+
+
+@njit(cache=True)
+def copy_board(b):
+    return Board(b.color.copy(), b.head.copy(), b.nxt.copy(), b.libs.copy(), b.csize.copy(),
+                 b.empties.copy(), b.epos.copy(), b.mark.copy(), b.meta.copy(), b.zob)
+
+
+@njit(cache=True)
+def copy_into(dst, src):
+    """Overwrite `dst` with `src` (same size) without allocating: the per-playout reset."""
+    dst.color[:] = src.color
+    dst.head[:] = src.head
+    dst.nxt[:] = src.nxt
+    dst.libs[:] = src.libs
+    dst.csize[:] = src.csize
+    dst.empties[:] = src.empties
+    dst.epos[:] = src.epos
+    dst.meta[:] = src.meta
+
+
+@njit(cache=True)
+def _new_stamp(b):
+    b.meta[M_STAMP] += 1
+    if b.meta[M_STAMP] >= 2 ** 31 - 1:
+        b.mark[:] = 0
+        b.meta[M_STAMP] = 1
+    return np.int32(b.meta[M_STAMP])
+
+
+@njit(cache=True)
+def _remove_empty(b, p):
+    n = b.meta[M_NEMPTY] - 1
+    i = b.epos[p]
+    last = b.empties[n]
+    b.empties[i] = last
+    b.epos[last] = i
+    b.epos[p] = -1
+    b.meta[M_NEMPTY] = n
+
+
+@njit(cache=True)
+def _add_empty(b, p):
+    n = b.meta[M_NEMPTY]
+    b.empties[n] = p
+    b.epos[p] = n
+    b.meta[M_NEMPTY] = n + 1
+
+
+@njit(cache=True)
+def is_legal(b, p, c):
+    """Can colour `c` play at `p` (a point, not PASS)?  Occupied, suicide and simple ko are illegal."""
+    if b.color[p] != EMPTY:
+        return False
+    if p == b.meta[M_KO] and c == b.meta[M_KO_COLOR]:
+        return False
+    w = b.meta[M_WIDTH]
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = b.color[q]
+        if cq == EMPTY:
+            return True
+        if cq == c:
+            if b.libs[b.head[q]] > 1:
+                return True
+        elif cq != BORDER:
+            if b.libs[b.head[q]] == 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def is_eye(b, p, c):
+    """Is empty `p` a single-point eye of colour `c`: every neighbour `c` (or edge) and the
+    diagonals not controlled by the opponent (one opposing diagonal tolerated away from the edge)."""
+    w = b.meta[M_WIDTH]
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = b.color[q]
+        if cq != c and cq != BORDER:
+            return False
+    bad = 0
+    edge = False
+    for q in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        cq = b.color[q]
+        if cq == BORDER:
+            edge = True
+        elif cq == 3 - c:
+            bad += 1
+    if edge:
+        bad += 1  # at the edge no opposing diagonal is tolerated
+    return bad < 2
+
+
+@njit(cache=True)
+def _merge(b, keep, gone):
+    """Join chain `gone` into chain `keep` (both heads); liberties are the caller's job."""
+    s = gone
+    while True:
+        b.head[s] = keep
+        s = b.nxt[s]
+        if s == gone:
+            break
+    t = b.nxt[keep]
+    b.nxt[keep] = b.nxt[gone]
+    b.nxt[gone] = t
+    b.csize[keep] += b.csize[gone]
+
+
+@njit(cache=True)
+def _count_libs(b, h):
+    stamp = _new_stamp(b)
+    w = b.meta[M_WIDTH]
+    n = 0
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == EMPTY and b.mark[q] != stamp:
+                b.mark[q] = stamp
+                n += 1
+        s = b.nxt[s]
+        if s == h:
+            break
+    return n
+
+
+@njit(cache=True)
+def _capture(b, h, c):
+    """Remove the chain `h` (colour 3-c); its points become liberties of the adjacent `c` chains."""
+    w = b.meta[M_WIDTH]
+    o = 3 - c
+    n = 0
+    s = h
+    while True:
+        b.color[s] = EMPTY
+        b.meta[M_HASH] ^= b.zob[o, s]
+        _add_empty(b, s)
+        n += 1
+        h1 = -1
+        h2 = -1
+        h3 = -1
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == c:
+                hq = b.head[q]
+                if hq != h1 and hq != h2 and hq != h3:
+                    b.libs[hq] += 1
+                    if h1 < 0:
+                        h1 = hq
+                    elif h2 < 0:
+                        h2 = hq
+                    else:
+                        h3 = hq
+        s = b.nxt[s]
+        if s == h:
+            break
+    b.meta[M_CAP + c - 1] += n
+    return n
+
+
+@njit(cache=True)
+def play(b, p, c):
+    """Play colour `c` at `p` (or PASS).  The move must be legal (see `is_legal`); returns the
+    number of stones captured."""
+    meta = b.meta
+    meta[M_LAST2] = meta[M_LAST]
+    meta[M_LAST] = p
+    meta[M_MOVES] += 1
+    meta[M_KO] = -1
+    if p == PASS:
+        meta[M_PASSES] += 1
+        return 0
+    meta[M_PASSES] = 0
+    w = meta[M_WIDTH]
+    o = 3 - c
+    b.color[p] = c
+    meta[M_HASH] ^= b.zob[c, p]
+    _remove_empty(b, p)
+    b.head[p] = p
+    b.nxt[p] = p
+    b.csize[p] = 1
+    # Every adjacent chain loses the liberty at p (once per chain); count p's own liberties.
+    own = 0
+    stamp = _new_stamp(b)
+    nfriend = 0
+    friend = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = b.color[q]
+        if cq == EMPTY:
+            own += 1
+        elif cq != BORDER:
+            hq = b.head[q]
+            if b.mark[hq] != stamp:
+                b.mark[hq] = stamp
+                b.libs[hq] -= 1
+                if cq == c:
+                    nfriend += 1
+                    friend = hq
+    b.libs[p] = own
+    if nfriend == 1:
+        # One friendly chain: it gains the empty neighbours of p that were not already its liberties.
+        gained = 0
+        for q in (p - 1, p + 1, p - w, p + w):
+            if b.color[q] == EMPTY:
+                already = False
+                for r in (q - 1, q + 1, q - w, q + w):
+                    if r != p and b.color[r] == c and b.head[r] == friend:
+                        already = True
+                if not already:
+                    gained += 1
+        _merge(b, friend, p)
+        b.libs[friend] += gained
+    elif nfriend > 1:
+        for q in (p - 1, p + 1, p - w, p + w):
+            if b.color[q] == c:
+                hq = b.head[q]
+                hp = b.head[p]
+                if hq != hp:
+                    if b.csize[hq] >= b.csize[hp]:
+                        _merge(b, hq, hp)
+                    else:
+                        _merge(b, hp, hq)
+        hp = b.head[p]
+        b.libs[hp] = _count_libs(b, hp)
+    captured = 0
+    last_captured = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if b.color[q] == o and b.libs[b.head[q]] == 0:
+            last_captured = q
+            captured += _capture(b, b.head[q], c)
+    hp = b.head[p]
+    if captured == 1 and b.csize[hp] == 1 and b.libs[hp] == 1:
+        meta[M_KO] = last_captured
+        meta[M_KO_COLOR] = o
+    return captured
+
+
+@njit(cache=True)
+def area_owner(b, owner):
+    """Fill `owner[p]` (a signed array, e.g. int8) with the Tromp-Taylor owner of every point: the stone's colour, or for
+    an empty region the one colour it reaches (EMPTY if it reaches both or neither)."""
+    w = b.meta[M_WIDTH]
+    owner[:] = EMPTY
+    stamp = _new_stamp(b)
+    stack = np.empty(b.empties.shape[0], dtype=np.int32)
+    for i in range(b.meta[M_NEMPTY]):
+        start = b.empties[i]
+        if b.mark[start] == stamp:
+            continue
+        # Flood the region once to learn which colours it touches, then once more to paint it.
+        reach = 0
+        top = 0
+        stack[top] = start
+        top += 1
+        b.mark[start] = stamp
+        while top > 0:
+            top -= 1
+            s = stack[top]
+            owner[s] = -1  # provisional: part of this region
+            for q in (s - 1, s + 1, s - w, s + w):
+                cq = b.color[q]
+                if cq == EMPTY:
+                    if b.mark[q] != stamp:
+                        b.mark[q] = stamp
+                        stack[top] = q
+                        top += 1
+                elif cq != BORDER:
+                    reach |= cq
+        colour = reach if reach == BLACK or reach == WHITE else EMPTY
+        # Second pass over the region's points (marked -1 in owner).
+        stack[0] = start
+        top = 1
+        owner[start] = colour
+        while top > 0:
+            top -= 1
+            s = stack[top]
+            for q in (s - 1, s + 1, s - w, s + w):
+                if owner[q] == -1:
+                    owner[q] = colour
+                    stack[top] = q
+                    top += 1
+    n = b.meta[M_SIZE]
+    for r in range(1, n + 1):
+        for col in range(1, n + 1):
+            p = r * w + col
+            cp = b.color[p]
+            if cp == BLACK or cp == WHITE:
+                owner[p] = cp
+
+
+@njit(cache=True)
+def area_score(b, owner):
+    """Black's area minus White's (no komi), using `owner` as scratch (length of the board)."""
+    area_owner(b, owner)
+    score = 0
+    for p in range(owner.shape[0]):
+        if owner[p] == BLACK:
+            score += 1
+        elif owner[p] == WHITE:
+            score -= 1
+    return score

@@ -1,0 +1,70 @@
+"""Compiled playouts: play a position out to the end and score it.
+
+The light playout here is the uniform policy of the rules-core issue: every
+move is drawn uniformly among the legal moves that do not fill the mover's own
+single-point eye; a player with no such move passes, and two passes (or a move
+cap, which only superko-free cycles such as triple ko can reach) end the game.
+Scores are Tromp-Taylor area differences, Black minus White, without komi.
+
+Simple ko is enforced inside playouts; positional superko is not (it is for
+real moves, in engine/game.py), as is usual for Monte-Carlo engines.
+"""
+import numpy as np
+from numba import njit
+
+from .board import (M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, copy_board,
+                    copy_into, is_eye, is_legal, play)
+from .rng import rand_below
+
+
+@njit(cache=True)
+def uniform_move(b, c, rng):
+    """A uniformly random legal move for `c` that does not fill its own eye, or PASS.
+
+    Rejected candidates are swapped to the end of the empty list so each is tried
+    at most once: an exact uniform draw without rescanning the board."""
+    k = b.meta[M_NEMPTY]
+    while k > 0:
+        i = rand_below(rng, k)
+        p = b.empties[i]
+        if not is_eye(b, p, c) and is_legal(b, p, c):
+            return p
+        k -= 1
+        q = b.empties[k]
+        b.empties[i] = q
+        b.epos[q] = i
+        b.empties[k] = p
+        b.epos[p] = k
+    return PASS
+
+
+@njit(cache=True)
+def move_cap(b):
+    """Playouts stop after this many moves whatever happens (cycles without superko)."""
+    n = b.meta[M_SIZE]
+    return b.meta[M_MOVES] + 3 * n * n + 20
+
+
+@njit(cache=True)
+def finish_uniform(b, c, rng, owner):
+    """Play the position on `b` out with the uniform policy, `c` to move; returns the area
+    score (Black minus White) and leaves the final owners in `owner`."""
+    cap = move_cap(b)
+    while b.meta[M_PASSES] < 2 and b.meta[M_MOVES] < cap:
+        play(b, uniform_move(b, c, rng), c)
+        c = 3 - c
+    return area_score(b, owner)
+
+
+@njit(cache=True)
+def uniform_playouts(b, c, n, rng, komi):
+    """Run `n` uniform playouts from `b` (unchanged) with `c` to move; returns Black's win count."""
+    work = copy_board(b)
+    owner = np.zeros(b.color.shape[0], dtype=np.int8)
+    wins = 0
+    for _ in range(n):
+        copy_into(work, b)
+        if finish_uniform(work, c, rng, owner) > komi:
+            wins += 1
+    return wins
+

@@ -1,0 +1,91 @@
+"""Thinking-time budgets from GTP time settings.
+
+Holds what `time_settings`, `kgs-time_settings` and `time_left` said, and turns
+it into a number of seconds for the next move: main time is spread over the
+moves the game still probably needs (more of it in the middle game), byo-yomi
+periods are spent evenly over their stones, and a safety margin covers the
+GTP round trip and the controller's own clock.  Without time settings the
+engine thinks for a fixed number of playouts or seconds instead.
+"""
+from dataclasses import dataclass
+
+SAFETY_SECONDS = 0.3   # network/GUI latency and our own overhead per move
+SAFETY_FRACTION = 0.1  # of whatever remains
+
+
+@dataclass
+class Clock:
+    main: float = 0.0        # seconds of main time left
+    byo_time: float = 0.0    # seconds per byo-yomi period
+    byo_stones: int = 0      # stones per period (Canadian); 1 with Japanese periods
+    periods: int = 0         # Japanese periods left (0: Canadian or none)
+    stones_left: int = 0     # stones left in the current Canadian period (0: in main time)
+
+
+class TimeControl:
+    """Per-colour clocks, updated by the controller; None from `budget` means no time limit."""
+
+    def __init__(self):
+        self.limited = False
+        self.settings = Clock()
+        self.clocks = {}
+
+    def set_canadian(self, main, byo_time, byo_stones):
+        """GTP `time_settings` (byo_time > 0 with byo_stones == 0 means no limit)."""
+        if main < 0 or byo_time < 0 or byo_stones < 0:
+            raise ValueError("negative time")
+        self.limited = not (byo_time > 0 and byo_stones == 0)
+        self.settings = Clock(float(main), float(byo_time), int(byo_stones), 0, 0)
+        self.clocks = {}
+
+    def set_japanese(self, main, period, periods):
+        if main < 0 or period < 0 or periods < 0:
+            raise ValueError("negative time")
+        self.limited = True
+        self.settings = Clock(float(main), float(period), 1, int(periods), 0)
+        self.clocks = {}
+
+    def set_none(self):
+        self.limited = False
+        self.clocks = {}
+
+    def time_left(self, colour, seconds, stones):
+        """GTP `time_left`: `stones` > 0 means byo-yomi with that many stones to play."""
+        s = self.settings
+        clock = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0)
+        if stones > 0 or (s.main == 0 and s.byo_time > 0):
+            clock.main = 0.0
+            if s.periods:            # Japanese: `stones` counts the periods left
+                clock.periods = stones
+                clock.byo_time = float(seconds) if seconds < s.byo_time else s.byo_time
+            else:
+                clock.stones_left = stones
+                clock.byo_time = float(seconds)
+        else:
+            clock.main = float(seconds)
+        self.clocks[colour] = clock
+
+    def budget(self, colour, moves_played, board_points):
+        """Seconds to think for `colour`'s next move, or None when time is unlimited."""
+        if not self.limited:
+            return None
+        c = self.clocks.get(colour)
+        if c is None:
+            s = self.settings
+            c = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0)
+        # Moves this player still has to make, by a rough model of game length.
+        expected_game = 0.9 * board_points + 20
+        left = max(expected_game - moves_played, 0.25 * board_points + 10) / 2
+        # Middle game (a fifth to a half of the expected game) deserves more.
+        phase = moves_played / expected_game
+        weight = 1.5 if 0.2 <= phase <= 0.5 else 1.0
+        from_main = c.main * (1 - SAFETY_FRACTION) / left * weight if c.main > 0 else 0.0
+        if c.byo_time > 0 and (c.main <= 0 or c.periods or c.stones_left):
+            stones = c.stones_left or c.byo_stones or 1
+            per_stone = c.byo_time * (1 - SAFETY_FRACTION) / stones - SAFETY_SECONDS
+            return max(from_main + max(per_stone, 0.05), 0.05)
+        if c.main > 0 and c.byo_time > 0:
+            # Main time still running with byo-yomi behind it: byo-yomi is a floor.
+            per_stone = c.byo_time * (1 - SAFETY_FRACTION) / max(c.byo_stones, 1) - SAFETY_SECONDS
+            return max(from_main, per_stone, 0.05)
+        return max(min(from_main, c.main - SAFETY_SECONDS) - SAFETY_SECONDS, 0.05)

@@ -7,20 +7,18 @@ all board sizes share one signature.
 import sys
 import time
 
-from .board import BLACK, new_board
-from .game import Game
-from .playout import uniform_playouts
-from .rng import make_rng
+from .board import BLACK
+from .player import Engine, Settings
 
 
 def warm_up():
     """Run each kernel once; returns the seconds it took."""
     start = time.perf_counter()
-    game = Game(5, 0.5)
-    for p in game.legal_moves(BLACK)[:3]:
-        game.play(game.to_play, p)
-    game.score()
-    uniform_playouts(new_board(5), BLACK, 2, make_rng(0), 0.5)
+    engine = Engine(5, 0.5, Settings(playouts=8))
+    for _ in range(3):
+        engine.game.play(engine.game.to_play, engine.genmove(engine.game.to_play))
+    engine.final_score()
+    engine.genmove(BLACK, cleanup=True)
     return time.perf_counter() - start
 
 

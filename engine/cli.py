@@ -1,0 +1,77 @@
+"""The `simbal` command line: one home for every tool (gtp, bench, and later ones).
+
+`simbal gtp` and `python gtp_main.py` start the same GTP engine.  In GTP mode
+stdout carries protocol text only; `--verbose` sends diagnostics to stderr.
+"""
+import sys
+import threading
+
+import click
+
+from . import bench as bench_mod
+
+
+def _log_to_stderr(verbose):
+    if not verbose:
+        return lambda *a: None
+
+    def log(*parts):
+        print(*parts, file=sys.stderr, flush=True)
+    return log
+
+
+@click.group()
+def main():
+    """Simbal: a Go engine whose Monte-Carlo playouts are learned."""
+
+
+@main.command()
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25), help="Board size.")
+@click.option("--komi", default=7.5, show_default=True, type=float, help="Komi.")
+@click.option("--playouts", default=10000, show_default=True, type=click.IntRange(1),
+              help="Playouts per move when there is no clock and no --time.")
+@click.option("--time", "seconds", default=None, type=click.FloatRange(0.01),
+              help="Seconds per move instead of a playout count (the GTP clock overrides both).")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Threads running playouts in parallel.")
+@click.option("--weights", default="uniform", show_default=True,
+              help="Playout policy weights: a file, or a built-in name (uniform).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0),
+              help="Random seed: with --playouts, every decision is reproducible.")
+@click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
+def gtp(size, komi, playouts, seconds, threads, weights, seed, verbose):
+    """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
+    from .gtp import GtpServer
+    from .player import Engine, Settings
+    from .warmup import warm_up
+
+    if weights != "uniform":
+        raise click.BadParameter(f"{weights!r}: only the built-in 'uniform' playout policy exists "
+                                 "so far", param_hint="--weights")
+    log = _log_to_stderr(verbose)
+    # Load the compiled kernels in the background: the GUI's first commands are answered at
+    # once, and the first search waits on numba's lock only if it has to.
+    threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
+    engine = Engine(size, komi, Settings(playouts, seconds, threads, seed), log=log)
+    GtpServer(engine, log=log).serve(sys.stdin, sys.stdout)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (for scripts).")
+@click.option("--quick", is_flag=True, help="Shorter timings, no start-up figures.")
+@click.option("--write", type=click.Path(dir_okay=False), default=None,
+              help="Also record the figures in this Markdown file (e.g. BENCHMARKS.md).")
+def bench(as_json, quick, write):
+    """Measure playout rates and start-up time."""
+    figures = bench_mod.run(quick=quick)
+    if as_json:
+        click.echo(bench_mod.to_json(figures))
+    else:
+        for key, value in figures.items():
+            click.echo(f"{key:40s} {value:>12,}" if isinstance(value, int) else f"{key:40s} {value:>12}")
+    if write:
+        bench_mod.write_into(write, figures)
+
+
+if __name__ == "__main__":
+    main()

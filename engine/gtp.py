@@ -1,0 +1,395 @@
+"""The GTP v2 front end: line handling, the command table, and error answers.
+
+This module knows the protocol (draft 2 of GTP version 2, plus the KGS, GoGui
+and Simbal extensions) and Go only as far as vertex and colour syntax; every
+decision is the player's (engine/player.py) and every rule the game's
+(engine/game.py).  A command either answers `= ...` or `? ...`: malformed
+arguments answer `? syntax error` and leave the game untouched, rule
+violations use the spec's strings (`illegal move`, `cannot undo`, ...), and an
+unexpected exception answers `? internal error` without stopping the engine.
+Only protocol text is written to the output stream.
+"""
+import traceback
+from importlib.metadata import PackageNotFoundError, version as package_version
+
+import numpy as np
+
+from .board import BLACK, PASS, WHITE
+from .coords import COLUMNS, format_vertex, parse_vertex, point
+from .game import IllegalMove
+from .player import score_text
+from .sgf import SgfError, load_into, to_sgf
+
+
+class GtpError(Exception):
+    """Answer `? <message>` to the current command."""
+
+
+def _version():
+    try:
+        return package_version("simbal")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def parse_colour(text):
+    try:
+        return {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}[text.lower()]
+    except KeyError:
+        raise GtpError("syntax error") from None
+
+
+def parse_int(text, low=None):
+    try:
+        n = int(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if low is not None and n < low:
+        raise GtpError("syntax error")
+    return n
+
+
+def parse_float(text):
+    try:
+        x = float(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if not np.isfinite(x):
+        raise GtpError("syntax error")
+    return x
+
+
+def expect_args(args, low, high=None):
+    high = low if high is None else high
+    if not low <= len(args) <= high:
+        raise GtpError("syntax error")
+
+
+def handicap_points(size, n):
+    """The GTP spec's fixed handicap placement for `n` stones, or None if it has none."""
+    if size < 7 or n < 2 or n > (4 if size == 7 or size % 2 == 0 else 9):
+        return None
+    low = 3 if size >= 13 else 2
+    high, mid = size - 1 - low, size // 2
+    layout = [(low, low), (high, high), (high, low), (low, high)]  # (row, col)
+    if n >= 6:
+        layout += [(mid, low), (mid, high)]
+    if n >= 8:
+        layout += [(low, mid), (high, mid)]
+    if n % 2 == 1 and n >= 5:
+        layout.append((mid, mid))
+    return [point(size, r, c) for r, c in layout[:n]]
+
+
+class GtpServer:
+    """Answers GTP lines for one `Engine`."""
+
+    def __init__(self, engine, name="Simbal", log=None):
+        self.engine = engine
+        self.name = name
+        self.log = log or (lambda *a: None)
+        self.quitting = False
+        self.commands = {}
+        for attr in dir(self):
+            if attr.startswith("cmd_"):
+                self.commands[attr[4:].replace("__", "-")] = getattr(self, attr)
+
+    @property
+    def game(self):
+        return self.engine.game
+
+    # -- protocol --------------------------------------------------------------------------
+
+    @staticmethod
+    def preprocess(line):
+        """The spec's line clean-up: drop control characters (keeping tabs, as spaces) and
+        comments; returns the stripped text ('' for a line that gets no answer)."""
+        line = line.replace("\t", " ")
+        line = "".join(ch for ch in line if ch >= " " or ch == "\n")
+        return line.split("#", 1)[0].strip()
+
+    def handle(self, line):
+        """One input line to its full response text ('=...' or '?...' and the blank line),
+        or None when the line gets no response."""
+        text = self.preprocess(line)
+        if not text:
+            return None
+        words = text.split()
+        ident = ""
+        if words[0].isdigit():
+            ident = words.pop(0)
+            if not words:
+                return f"?{ident} syntax error\n\n"
+        name, args = words[0].lower(), words[1:]
+        handler = self.commands.get(name)
+        try:
+            if handler is None:
+                raise GtpError("unknown command")
+            result = handler(args)
+            ok = True
+        except GtpError as e:
+            result, ok = str(e), False
+        except Exception:  # the engine must survive anything a command throws
+            self.log(traceback.format_exc())
+            result, ok = "internal error", False
+        result = result or ""
+        # An empty line would end the response early; a leading newline (boards) is kept.
+        body = "\n".join(line for line in result.splitlines() if line.strip())
+        if result.startswith("\n"):
+            body = "\n" + body
+        return f"{'=' if ok else '?'}{ident} {body}".rstrip(" ") + "\n\n"
+
+    def serve(self, instream, outstream):
+        """Answer commands until `quit` or end of input."""
+        for line in instream:
+            response = self.handle(line)
+            if response is not None:
+                outstream.write(response)
+                outstream.flush()
+            if self.quitting:
+                break
+
+    # -- administrative --------------------------------------------------------------------
+
+    def cmd_protocol_version(self, args):
+        return "2"
+
+    def cmd_name(self, args):
+        return self.name
+
+    def cmd_version(self, args):
+        return _version()
+
+    def cmd_known_command(self, args):
+        expect_args(args, 1)
+        return "true" if args[0].lower() in self.commands else "false"
+
+    def cmd_list_commands(self, args):
+        return "\n".join(sorted(self.commands))
+
+    def cmd_quit(self, args):
+        self.quitting = True
+        return ""
+
+    # -- setup -----------------------------------------------------------------------------
+
+    def cmd_boardsize(self, args):
+        expect_args(args, 1)
+        size = parse_int(args[0])
+        if not 2 <= size <= 25:
+            raise GtpError("unacceptable size")
+        self.game.reset(size)
+        return ""
+
+    def cmd_clear_board(self, args):
+        self.game.reset()
+        return ""
+
+    def cmd_komi(self, args):
+        expect_args(args, 1)
+        self.game.komi = parse_float(args[0])
+        return ""
+
+    def _vertex(self, text):
+        """A vertex of this board; syntax error if malformed, illegal move if off the board."""
+        t = text.upper()
+        if t != "PASS" and (len(t) < 2 or t[0] not in COLUMNS or not t[1:].isdigit()):
+            raise GtpError("syntax error")
+        try:
+            return parse_vertex(text, self.game.size)
+        except ValueError:
+            raise GtpError("illegal move") from None
+
+    def _handicap(self, points):
+        try:
+            self.game.place_handicap(points)
+        except IllegalMove as e:
+            raise GtpError(str(e)) from None
+        return " ".join(format_vertex(p, self.game.size) for p in points)
+
+    def cmd_fixed_handicap(self, args):
+        expect_args(args, 1)
+        points = handicap_points(self.game.size, parse_int(args[0]))
+        if points is None:
+            raise GtpError("invalid number of stones")
+        return self._handicap(points)
+
+    def cmd_place_free_handicap(self, args):
+        expect_args(args, 1)
+        n = parse_int(args[0])
+        size = self.game.size
+        if n < 2 or n >= size * size:
+            raise GtpError("invalid number of stones")
+        points = handicap_points(size, n)
+        if points is None:
+            # Beyond the fixed layouts: spread stones by taking every other point of the board.
+            order = [point(size, r, c) for r in range(size) for c in range(size) if (r + c) % 2 == 0]
+            order += [point(size, r, c) for r in range(size) for c in range(size) if (r + c) % 2 == 1]
+            fixed = handicap_points(size, 9) or handicap_points(size, 4) or []
+            points = (fixed + [p for p in order if p not in fixed])[:n]
+        return self._handicap(points)
+
+    def cmd_set_free_handicap(self, args):
+        if len(args) < 2:
+            raise GtpError("bad vertex list")
+        try:
+            points = [parse_vertex(a, self.game.size) for a in args]
+        except ValueError:
+            raise GtpError("bad vertex list") from None
+        if PASS in points or len(set(points)) != len(points) or len(points) >= self.game.size ** 2:
+            raise GtpError("bad vertex list")
+        self._handicap(points)
+        return ""
+
+    def cmd_loadsgf(self, args):
+        expect_args(args, 1, 2)
+        move_number = parse_int(args[1], low=1) if len(args) == 2 else None
+        try:
+            colour = load_into(self.game, args[0], move_number)
+        except SgfError as e:
+            self.log(str(e))
+            raise GtpError("cannot load file") from None
+        return "black" if colour == BLACK else "white"
+
+    def cmd_printsgf(self, args):
+        expect_args(args, 0, 1)
+        data = to_sgf(self.game, comment=f"{self.name} {_version()}").decode()
+        if not args:
+            return data
+        try:
+            with open(args[0], "w") as f:
+                f.write(data)
+        except OSError:
+            raise GtpError("cannot save file") from None
+        return ""
+
+    # -- play ------------------------------------------------------------------------------
+
+    def cmd_play(self, args):
+        expect_args(args, 2)
+        colour = parse_colour(args[0])
+        p = self._vertex(args[1])
+        try:
+            self.game.play(colour, p)
+        except IllegalMove:
+            raise GtpError("illegal move") from None
+        return ""
+
+    def _genmove(self, args, commit=True, cleanup=False):
+        expect_args(args, 1)
+        colour = parse_colour(args[0])
+        p = self.engine.genmove(colour, cleanup=cleanup)
+        if commit:
+            self.game.play(colour, p)
+        return format_vertex(p, self.game.size)
+
+    def cmd_genmove(self, args):
+        return self._genmove(args)
+
+    def cmd_reg_genmove(self, args):
+        return self._genmove(args, commit=False)
+
+    def cmd_kgs__genmove_cleanup(self, args):
+        return self._genmove(args, cleanup=True)
+
+    def cmd_undo(self, args):
+        try:
+            self.game.undo()
+        except IndexError:
+            raise GtpError("cannot undo") from None
+        return ""
+
+    # -- time ------------------------------------------------------------------------------
+
+    def cmd_time_settings(self, args):
+        expect_args(args, 3)
+        main, byo = parse_float(args[0]), parse_float(args[1])
+        stones = parse_int(args[2])
+        try:
+            self.engine.clock.set_canadian(main, byo, stones)
+        except ValueError:
+            raise GtpError("syntax error") from None
+        return ""
+
+    def cmd_kgs__time_settings(self, args):
+        if not args:
+            raise GtpError("syntax error")
+        kind, rest = args[0].lower(), args[1:]
+        clock = self.engine.clock
+        try:
+            if kind == "none":
+                expect_args(rest, 0)
+                clock.set_none()
+            elif kind == "absolute":
+                expect_args(rest, 1)
+                clock.set_canadian(parse_float(rest[0]), 0, 0)
+            elif kind == "byoyomi":
+                expect_args(rest, 3)
+                clock.set_japanese(parse_float(rest[0]), parse_float(rest[1]), parse_int(rest[2]))
+            elif kind == "canadian":
+                expect_args(rest, 3)
+                clock.set_canadian(parse_float(rest[0]), parse_float(rest[1]), parse_int(rest[2]))
+            else:
+                raise GtpError("syntax error")
+        except ValueError:
+            raise GtpError("syntax error") from None
+        return ""
+
+    def cmd_time_left(self, args):
+        expect_args(args, 3)
+        colour = parse_colour(args[0])
+        seconds, stones = parse_float(args[1]), parse_int(args[2], low=0)
+        self.engine.clock.time_left(colour, seconds, stones)
+        return ""
+
+    # -- the end of the game ---------------------------------------------------------------
+
+    def cmd_final_score(self, args):
+        return score_text(self.engine.final_score())
+
+    def cmd_final_status_list(self, args):
+        expect_args(args, 1)
+        kind = args[0].lower()
+        if kind not in ("dead", "alive", "seki"):
+            raise GtpError("syntax error")
+        chains = self.engine.final_status()[kind]
+        size = self.game.size
+        return "\n".join(" ".join(format_vertex(p, size) for p in sorted(chain)) for chain in chains)
+
+    # -- display ---------------------------------------------------------------------------
+
+    def cmd_showboard(self, args):
+        g = self.game
+        size, b = g.size, g.board
+        letters = "   " + " ".join(COLUMNS[:size])
+        rows = [letters]
+        last = g.moves[-1][1] if g.moves else PASS
+        for r in range(size - 1, -1, -1):
+            cells = []
+            for c in range(size):
+                p = point(size, r, c)
+                ch = ".XO"[int(b.color[p])]
+                cells.append(ch.lower() if p == last else ch)
+            rows.append(f"{r + 1:2d} {' '.join(cells)} {r + 1}")
+        rows.append(letters)
+        rows.append(f"Black (X) captures {g.captures(BLACK)}, White (O) captures {g.captures(WHITE)}, "
+                    f"komi {g.komi:g}, {'Black' if g.to_play == BLACK else 'White'} to play")
+        return "\n" + "\n".join(rows)
+
+    def cmd_gogui__analyze_commands(self, args):
+        return "\n".join([
+            "dboard/Ownership/simbal-ownership",
+            "plist/Dead stones/final_status_list dead",
+            "plist/Seki stones/final_status_list seki",
+            "string/Final score/final_score",
+            "string/Board/showboard",
+        ])
+
+    def cmd_simbal__ownership(self, args):
+        """Expected ownership, +1 Black to -1 White, one board row per line (top first)."""
+        black, white = self.engine.ownership()
+        size = self.game.size
+        return "\n" + "\n".join(
+            " ".join(f"{black[point(size, r, c)] - white[point(size, r, c)]:.2f}" for c in range(size))
+            for r in range(size - 1, -1, -1))
+

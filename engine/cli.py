@@ -28,7 +28,7 @@ def main():
 @main.command()
 @click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25), help="Board size.")
 @click.option("--komi", default=7.5, show_default=True, type=float, help="Komi.")
-@click.option("--playouts", default=10000, show_default=True, type=click.IntRange(1),
+@click.option("--playouts", default=5000, show_default=True, type=click.IntRange(1),
               help="Playouts per move when there is no clock and no --time.")
 @click.option("--time", "seconds", default=None, type=click.FloatRange(0.01),
               help="Seconds per move instead of a playout count (the GTP clock overrides both).")
@@ -38,8 +38,16 @@ def main():
               help="Playout policy weights: a file, or a built-in name (uniform).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0),
               help="Random seed: with --playouts, every decision is reproducible.")
+@click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
+              help="Hard cap on search-tree nodes (memory); the search goes on when it is full.")
+@click.option("--resign", default=0.1, show_default=True, type=click.FloatRange(0, 1),
+              help="Resign when the win rate stays below this (0: never resign).")
+@click.option("--ponder", is_flag=True, help="Think on the opponent's time.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Set a search parameter (repeatable); `simbal params` lists them.")
 @click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
-def gtp(size, komi, playouts, seconds, threads, weights, seed, verbose):
+def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign, ponder, params,
+        verbose):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from .gtp import GtpServer
     from .player import Engine, Settings
@@ -52,8 +60,24 @@ def gtp(size, komi, playouts, seconds, threads, weights, seed, verbose):
     # Load the compiled kernels in the background: the GUI's first commands are answered at
     # once, and the first search waits on numba's lock only if it has to.
     threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
-    engine = Engine(size, komi, Settings(playouts, seconds, threads, seed), log=log)
+    engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder),
+                    log=log)
+    for item in params:
+        name, _, value = item.partition("=")
+        try:
+            engine.set_param(name, float(value))
+        except (KeyError, ValueError):
+            raise click.BadParameter(f"{item!r}: expected NAME=VALUE with a known name "
+                                     "(see `simbal params`)", param_hint="--param") from None
     GtpServer(engine, log=log).serve(sys.stdin, sys.stdout)
+
+
+@main.command()
+def params():
+    """List the search parameters, their defaults and meanings."""
+    from .search import PARAMS
+    for name, default, meaning in PARAMS:
+        click.echo(f"{name:16s} {default:<8g} {meaning}")
 
 
 @main.command()

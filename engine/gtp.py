@@ -9,6 +9,9 @@ violations use the spec's strings (`illegal move`, `cannot undo`, ...), and an
 unexpected exception answers `? internal error` without stopping the engine.
 Only protocol text is written to the output stream.
 """
+import math
+import queue
+import threading
 import traceback
 from importlib.metadata import PackageNotFoundError, version as package_version
 
@@ -23,6 +26,14 @@ from .sgf import SgfError, load_into, to_sgf
 
 class GtpError(Exception):
     """Answer `? <message>` to the current command."""
+
+
+class Stream:
+    """A command whose answer streams (analysis): `run(emit, interrupted)` emits report lines
+    until `interrupted()` and returns the closing line ('' for none)."""
+
+    def __init__(self, run):
+        self.run = run
 
 
 def _version():
@@ -89,6 +100,9 @@ class GtpServer:
         self.name = name
         self.log = log or (lambda *a: None)
         self.quitting = False
+        self.write = None                 # set by `serve`: streaming commands write through it
+        self.interrupted = None           # set by `serve`: is there new input?
+        self.pondering_after = False      # ponder once the current answer is out
         self.commands = {}
         for attr in dir(self):
             if attr.startswith("cmd_"):
@@ -126,6 +140,8 @@ class GtpServer:
             if handler is None:
                 raise GtpError("unknown command")
             result = handler(args)
+            if isinstance(result, Stream):
+                return self._stream(ident, result)
             ok = True
         except GtpError as e:
             result, ok = str(e), False
@@ -139,15 +155,55 @@ class GtpServer:
             body = "\n" + body
         return f"{'=' if ok else '?'}{ident} {body}".rstrip(" ") + "\n\n"
 
+    def _stream(self, ident, stream):
+        """Run a streaming command (analysis): `=` at once, report lines as they come, until
+        new input arrives (or, with no input to watch, one report), then the closing line."""
+        lines, reports = [], []
+        emit = self.write or lines.append
+        emit(f"={ident}\n")
+
+        def report(text):
+            reports.append(text)
+            emit(text + "\n")
+
+        # With no input stream to watch (in-process use), stop after the first report.
+        interrupted = self.interrupted or (lambda: bool(reports))
+        try:
+            tail = stream.run(report, interrupted)
+        except Exception:
+            self.log(traceback.format_exc())
+            tail = ""
+        lines.append((tail + "\n" if tail else "") + "\n")
+        return "".join(lines)
+
     def serve(self, instream, outstream):
-        """Answer commands until `quit` or end of input."""
-        for line in instream:
+        """Answer commands until `quit` or end of input.  A reader thread queues the input so
+        that analysis and pondering can stop the moment a new command arrives."""
+        pending = queue.Queue()
+
+        def read():
+            for line in instream:
+                pending.put(line)
+            pending.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+
+        def write(text):
+            outstream.write(text)
+            outstream.flush()
+
+        self.write = write
+        self.interrupted = lambda: not pending.empty()
+        while not self.quitting:
+            line = pending.get()
+            if line is None:
+                break
             response = self.handle(line)
             if response is not None:
-                outstream.write(response)
-                outstream.flush()
-            if self.quitting:
-                break
+                write(response)
+            if self.pondering_after and not self.quitting:
+                self.pondering_after = False
+                self.engine.ponder(self.interrupted)
 
     # -- administrative --------------------------------------------------------------------
 
@@ -279,8 +335,11 @@ class GtpServer:
         expect_args(args, 1)
         colour = parse_colour(args[0])
         p = self.engine.genmove(colour, cleanup=cleanup)
+        if p is None:
+            return "resign"
         if commit:
             self.game.play(colour, p)
+            self.pondering_after = self.engine.settings.ponder
         return format_vertex(p, self.game.size)
 
     def cmd_genmove(self, args):
@@ -376,12 +435,127 @@ class GtpServer:
                     f"komi {g.komi:g}, {'Black' if g.to_play == BLACK else 'White'} to play")
         return "\n" + "\n".join(rows)
 
+    # -- analysis --------------------------------------------------------------------------
+
+    def _analysis_args(self, args):
+        """`[colour] [interval]` then optional key-value pairs (Leela Zero / KataGo style;
+        `interval N` is understood, other keys such as minmoves or avoid are ignored).
+        Interval in centiseconds, default 100."""
+        colour, interval = self.game.to_play, 100
+        words = list(args)
+        if words and words[0].lower() in ("b", "black", "w", "white"):
+            colour = parse_colour(words.pop(0))
+        if words and words[0].isdigit():
+            interval = parse_int(words.pop(0))
+        while len(words) >= 2:
+            key, value = words.pop(0).lower(), words.pop(0)
+            if key == "interval":
+                interval = parse_int(value, low=0)
+        return colour, max(interval, 1) / 100.0
+
+    def _info_line(self, kata=False):
+        """One report of the root's moves, in Leela Zero's format (KataGo's with `kata`)."""
+        size = self.game.size
+        parts = []
+        for order, s in enumerate(self.engine.root_stats()):
+            wr, n = s.winrate, s.visits
+            lcb = max(0.0, wr - 1.96 * math.sqrt(max(wr * (1 - wr), 0.01) / n))
+            pv = " ".join(format_vertex(m, size) for m in s.pv)
+            if kata:
+                parts.append(f"info move {format_vertex(s.move, size)} visits {n} winrate {wr:.4f} "
+                             f"prior {s.prior:.4f} lcb {lcb:.4f} order {order} pv {pv}")
+            else:
+                parts.append(f"info move {format_vertex(s.move, size)} visits {n} "
+                             f"winrate {round(wr * 10000)} prior {round(s.prior * 10000)} "
+                             f"lcb {round(lcb * 10000)} order {order} pv {pv}")
+        return " ".join(parts)
+
+    def _analyze(self, args, kata=False):
+        colour, interval = self._analysis_args(args)
+
+        def run(emit, interrupted):
+            def report():
+                line = self._info_line(kata)
+                if line:
+                    emit(line)
+            self.engine.analyze(colour, report, interval, interrupted)
+            return ""
+        return Stream(run)
+
+    def cmd_lz__analyze(self, args):
+        return self._analyze(args)
+
+    def cmd_kata__analyze(self, args):
+        return self._analyze(args, kata=True)
+
+    def cmd_lz__genmove_analyze(self, args):
+        colour, interval = self._analysis_args(args)
+
+        def run(emit, interrupted):
+            def report():
+                line = self._info_line()
+                if line:
+                    emit(line)
+            p = self.engine.genmove(colour, report=report, interval=interval,
+                                    should_stop=interrupted if self.write else None)
+            if p is None:
+                return "play resign"
+            self.game.play(colour, p)
+            return f"play {format_vertex(p, self.game.size)}"
+        return Stream(run)
+
+    def cmd_simbal__param(self, args):
+        """Without arguments, every search parameter (GoGui `param` format); with
+        `name value`, set one."""
+        if not args:
+            return "\n".join(f"[string] {k} {v:g}" for k, v in self.engine.params().items())
+        expect_args(args, 2)
+        value = parse_float(args[1])
+        try:
+            self.engine.set_param(args[0], value)
+        except KeyError:
+            raise GtpError(f"unknown parameter {args[0]}") from None
+        return ""
+
+    def cmd_simbal__gfx(self, args):
+        """GoGui graphics of the last search: `visits`, `winrate`, `prior` or `pv`
+        (searching the current position first if the last search was of another)."""
+        expect_args(args, 1)
+        kind = args[0].lower()
+        if kind not in ("visits", "winrate", "prior", "pv"):
+            raise GtpError("syntax error")
+        colour = self.game.to_play
+        if not self.engine.has_search(colour):
+            self.engine.stop.clear()
+            self.engine.search(colour, *self.engine.think_budget(colour))
+        stats = [s for s in self.engine.root_stats() if s.move != PASS]
+        size = self.game.size
+        if not stats:
+            return ""
+        if kind == "pv":
+            letters = "BW" if colour == BLACK else "WB"
+            return "VAR " + " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
+                                     for i, m in enumerate(stats[0].pv))
+        value = {"visits": lambda s: s.visits, "winrate": lambda s: s.winrate,
+                 "prior": lambda s: s.prior}[kind]
+        top = max(value(s) for s in stats) or 1
+        influence = " ".join(f"{format_vertex(s.move, size)} {value(s) / top:.3f}" for s in stats)
+        label = {"visits": lambda s: str(s.visits), "winrate": lambda s: f"{100 * s.winrate:.0f}",
+                 "prior": lambda s: f"{100 * s.prior:.0f}"}[kind]
+        labels = " ".join(f"{format_vertex(s.move, size)} {label(s)}" for s in stats[:30])
+        return f"INFLUENCE {influence}\nLABEL {labels}"
+
     def cmd_gogui__analyze_commands(self, args):
         return "\n".join([
+            "gfx/Visits/simbal-gfx visits",
+            "gfx/Win rates/simbal-gfx winrate",
+            "gfx/Policy prior/simbal-gfx prior",
+            "gfx/Principal variation/simbal-gfx pv",
             "dboard/Ownership/simbal-ownership",
             "plist/Dead stones/final_status_list dead",
             "plist/Seki stones/final_status_list seki",
             "string/Final score/final_score",
+            "param/Search parameters/simbal-param",
             "string/Board/showboard",
         ])
 

@@ -1,135 +1,290 @@
 """The player: decides moves and judges finished games for one `Game`.
 
-`Engine` holds the game record, the thinking settings (playouts, time, threads,
-seed) and the clocks, and offers what a GTP front end needs: generate a move,
-estimate ownership, list dead / alive / seki stones, and score.  It knows the
-game but nothing of the protocol (engine/gtp.py translates).
+`Engine` holds the game record, the playout policy, the search parameters, the
+clocks and one search tree per thread (root parallelism: the threads search
+independent trees of the same position and their root statistics are summed,
+so results stay reproducible for a seed and a playout count).  It offers what
+a GTP front end needs: generate a move, analyse, estimate ownership, list dead /
+alive / seki stones, score.  It knows the game but nothing of the protocol
+(engine/gtp.py translates).
 
-Moves come from one-ply Monte-Carlo (engine/flatmc.py) over uniform playouts,
-run on `threads` threads each with its own random stream, so a seed and a
-fixed playout count make every decision reproducible.
+Trees survive from one move to the next: a new search walks the old tree down
+the moves played since and keeps that subtree (engine/tree.py `reuse`).
 """
+import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import BLACK, PASS, WHITE, is_eye
-from .flatmc import flat_mc
+from policies.kernel import uniform_policy
+
+from . import search, tree as tree_mod
+from .board import BLACK, M_NEMPTY, PASS, is_eye
 from .game import Game, opponent
 from .rng import make_rng
 from .status import classify
 from .timecontrol import TimeControl
 
-BATCH = 256            # simulations per thread between clock checks
-OWNERSHIP_PLAYOUTS = 400
+BATCH = 64                 # simulations per compiled call between clock / stop checks
+OWNERSHIP_PLAYOUTS = 400   # playouts behind final_status_list and final_score
+RESIGN_AFTER = 0.25        # fraction of the board's points that must be played before resigning
 
 
 @dataclass
 class Settings:
-    playouts: int = 10000          # per move, when no clock and no --time
-    seconds: float | None = None   # per move, instead of playouts
+    playouts: int = 5000            # per move, when no clock and no --time
+    seconds: float | None = None    # per move, instead of playouts
     threads: int = 1
     seed: int = 0
+    max_nodes: int = 1_000_000      # tree nodes, all threads together
+    resign: float = 0.1             # resign below this win rate (0: never)
+    ponder: bool = False            # think on the opponent's time
+    params: np.ndarray = field(default_factory=search.default_params)
+
+
+@dataclass
+class MoveStats:
+    move: int
+    visits: int
+    winrate: float      # for the player to move at the root
+    prior: float        # policy probability among the root's children
+    pv: list
+
+
+class SearchThread:
+    """One tree (with a spare pool for reuse) and one random stream."""
+
+    def __init__(self, capacity, board_points):
+        self.capacity = capacity
+        self.tree = tree_mod.new_tree(capacity, board_points)
+        self.spare = None
+        self.key = None  # (moves, colour to move) the root stands for
+
+    def sync(self, game, colour, allow_reuse):
+        """Make the root stand for `game`'s position with `colour` to move."""
+        moves = tuple(game.moves)
+        old = self.key
+        self.key = (game.hash, moves, colour)
+        if allow_reuse and old is not None and moves[:len(old[1])] == old[1]:
+            node, expected = 0, old[2]
+            for col, mv in moves[len(old[1]):]:
+                node = tree_mod.find_child(self.tree, node, mv) if col == expected else -1
+                if node < 0:
+                    break
+                expected = opponent(col)
+            if node >= 0 and expected == colour:
+                if node != 0:
+                    if self.spare is None:
+                        self.spare = tree_mod.new_tree(self.capacity, self.tree.owned.shape[1])
+                    tree_mod.reuse(self.tree, node, self.spare)
+                    self.tree, self.spare = self.spare, self.tree
+                return
+        tree_mod.clear(self.tree)
 
 
 class Engine:
-    def __init__(self, size=9, komi=7.5, settings=None, log=None):
+    def __init__(self, size=9, komi=7.5, settings=None, policy=None, log=None):
         self.game = Game(size, komi)
         self.settings = settings or Settings()
+        self.policy = policy if policy is not None else uniform_policy()
         self.clock = TimeControl()
         self.log = log or (lambda *a: None)
-        self._streams = 0
+        self._decisions = 0
+        self._threads = []
+        self._low_winrate = False   # the previous decision was below the resign threshold
+        self.stop = threading.Event()
 
-    def _rngs(self):
-        """Fresh random streams for one decision, derived from the seed and a counter."""
-        self._streams += 1
-        base = self.settings.seed * 1_000_003 + self._streams * 7919
-        return [make_rng(base + t) for t in range(self.settings.threads)]
+    # -- parameters ------------------------------------------------------------------------
+
+    def set_param(self, name, value):
+        """Set a search parameter by name (see engine/search.py PARAMS); KeyError if unknown."""
+        self.settings.params[search.PARAM_INDEX[name]] = float(value)
+
+    def params(self):
+        return {name: float(self.settings.params[i]) for i, (name, _, _) in enumerate(search.PARAMS)}
+
+    # -- searching -------------------------------------------------------------------------
+
+    def _searchers(self):
+        points = self.game.board.color.shape[0]
+        threads = self.settings.threads
+        capacity = max(self.settings.max_nodes // threads, 1024)
+        if (len(self._threads) != threads or self._threads[0].tree.owned.shape[1] != points
+                or self._threads[0].capacity != capacity):
+            self._threads = [SearchThread(capacity, points) for _ in range(threads)]
+        return self._threads
 
     def candidates(self, colour):
         """Legal moves that do not fill one's own single-point eye (superko checked)."""
         b = self.game.board
         return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
 
-    def _simulate(self, colour, candidates, deadline, total):
-        """Spread simulations over `candidates` until `total` are done or `deadline` passes."""
+    def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
+               should_stop=None):
+        """Search the current position for `colour` until `total` simulations, `deadline`,
+        `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
+        `interval` seconds meanwhile.  Returns the number of simulations run."""
         g = self.game
-        n = len(candidates)
-        cand = np.array(candidates, dtype=np.int32)
-        threads = self.settings.threads
-        wins = np.zeros((threads, n))
-        visits = np.zeros((threads, n), dtype=np.int64)
-        owned = np.zeros((threads, 2, g.board.color.shape[0]), dtype=np.int64)
-        rngs = self._rngs()
-        share = -(-total // threads)
+        searchers = self._searchers()
+        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        b = g.board
+        for p in b.empties[:int(b.meta[M_NEMPTY])]:
+            if g.illegal_reason(colour, int(p)) == "superko":
+                exclude[p] = 1
+        self._decisions += 1
+        base = self.settings.seed * 1_000_003 + self._decisions * 7919
+        threads = len(searchers)
+        share = None if total is None else -(-total // threads)
+        done = [0] * threads
 
-        def worker(t):
-            done = 0
-            while done < share:
-                count = min(BATCH, share - done)
-                flat_mc(g.board, colour, cand, t * share + done, count, rngs[t], g.komi,
-                        wins[t], visits[t], owned[t])
-                done += count
+        def work(t, s, rng):
+            while not self.stop.is_set() and (share is None or done[t] < share):
+                n = BATCH if share is None else min(BATCH, share - done[t])
+                search.run(s.tree, b, colour, self.policy, self.settings.params, g.komi, n, rng,
+                           exclude)
+                done[t] += n
                 if deadline is not None and time.perf_counter() > deadline:
                     break
 
-        if threads == 1:
-            worker(0)
-        else:
-            pool = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
-            for th in pool:
-                th.start()
-            for th in pool:
-                th.join()
-        return wins.sum(0), visits.sum(0), owned.sum(0)
+        for s in searchers:
+            s.sync(g, colour, allow_reuse=not exclude.any())
+        pool = [threading.Thread(target=work, args=(t, s, make_rng(base + t)), daemon=True)
+                for t, s in enumerate(searchers)]
+        for th in pool:
+            th.start()
+        next_report = time.perf_counter() + interval
+        watching = report is not None or should_stop is not None
+        for th in pool:
+            while th.is_alive():
+                th.join(timeout=0.02 if watching else None)
+                if should_stop is not None and should_stop():
+                    self.stop.set()
+                if report and time.perf_counter() >= next_report:
+                    report()
+                    next_report = time.perf_counter() + interval
+        return sum(done)
+
+    def has_search(self, colour):
+        """Do the trees stand for the current position with `colour` to move?"""
+        key = (self.game.hash, tuple(self.game.moves), colour)
+        return bool(self._threads) and all(s.key == key for s in self._threads)
+
+    def root_stats(self):
+        """Statistics of the root's visited children over all threads, most visited first."""
+        merged = {}
+        for s in self._threads:
+            t = s.tree
+            first, count = t.child_start[0], t.n_child[0]
+            priors = t.prior[first:first + count]
+            weights = np.exp(priors - priors.max()) if count else priors
+            weights = weights / weights.sum() if count else weights
+            for i in range(count):
+                k = first + i
+                m = int(t.move[k])
+                v, w = int(t.visits[k]), float(t.wins[k])
+                old = merged.get(m)
+                pv = self._pv(t, k) if old is None or v > old[3] else old[4]
+                vs, ws = (old[0] + v, old[1] + w) if old else (v, w)
+                merged[m] = (vs, ws, float(weights[i]), max(v, old[3] if old else 0), pv)
+        stats = [MoveStats(m, vs, ws / vs if vs else 0.0, prior, pv)
+                 for m, (vs, ws, prior, _, pv) in merged.items() if vs > 0]
+        stats.sort(key=lambda s: (-s.visits, -s.winrate))
+        return stats
+
+    @staticmethod
+    def _pv(t, node, limit=20):
+        pv = [int(t.move[node])]
+        while len(pv) < limit:
+            node = tree_mod.best_child(t, node)
+            if node < 0:
+                break
+            pv.append(int(t.move[node]))
+        return pv
 
     def think_budget(self, colour):
-        """(deadline or None, playout count) for the next decision."""
+        """(deadline or None, simulation count or None) for the next decision."""
         g = self.game
         seconds = self.clock.budget(colour, len(g.moves), g.size * g.size)
         if seconds is None:
             seconds = self.settings.seconds
         if seconds is None:
             return None, self.settings.playouts
-        return time.perf_counter() + seconds, 1 << 40
+        return time.perf_counter() + seconds, None
 
-    def genmove(self, colour, cleanup=False):
-        """Choose a move for `colour` (not played).  PASS when nothing useful is left, or
-        when the opponent has passed and we win as the board stands; with `cleanup`
-        (kgs-genmove_cleanup) never pass while opponent stones are dead on the board."""
+    # -- deciding --------------------------------------------------------------------------
+
+    def analyze(self, colour, report, interval, should_stop):
+        """Search until `should_stop()`, calling `report()` every `interval` seconds."""
+        self.stop.clear()
+        self.search(colour, report=report, interval=interval, should_stop=should_stop)
+        report()
+
+    def ponder(self, should_stop):
+        """Think on the opponent's time (their move next) until `should_stop()`; the tree is
+        kept for our next search."""
+        self.stop.clear()
+        self.search(self.game.to_play, should_stop=should_stop)
+
+    def genmove(self, colour, cleanup=False, report=None, interval=1.0, should_stop=None):
+        """Choose a move for `colour` (not played): a point, PASS, or None to resign.
+
+        Passes when nothing useful is left, when the search prefers it, or when the
+        opponent has passed and we win as the board stands (with dead stones removed).
+        With `cleanup` (kgs-genmove_cleanup) it never passes while opponent stones are
+        dead on the board, so that they get captured."""
         g = self.game
         start = time.perf_counter()
-        moves = self.candidates(colour)
-        if not moves:
+        self.stop.clear()
+        if not self.candidates(colour):
             return PASS
-        opponent_passed = bool(g.moves) and g.moves[-1][1] == PASS
-        if opponent_passed or cleanup:
-            status = self.final_status(colour)
-            dead_theirs = [p for chain in status["dead"] for p in chain
-                           if g.board.color[p] == opponent(colour)]
-            margin = g.score([p for chain in status["dead"] for p in chain])
+        if cleanup or (g.moves and g.moves[-1][1] == PASS):
+            dead = [p for chain in self.final_status(colour)["dead"] for p in chain]
+            dead_theirs = [p for p in dead if g.board.color[p] == opponent(colour)]
+            margin = g.score(dead)
             winning = margin > 0 if colour == BLACK else margin < 0
             if winning and not (cleanup and dead_theirs):
                 return PASS
         deadline, total = self.think_budget(colour)
-        wins, visits, _ = self._simulate(colour, moves, deadline, total)
-        rate = np.where(visits > 0, wins / np.maximum(visits, 1), -1.0)
-        best = int(np.argmax(rate))
-        self.log(f"genmove {len(moves)} candidates, {int(visits.sum())} playouts in "
-                 f"{time.perf_counter() - start:.2f} s, best win rate {rate[best]:.3f}")
-        return int(moves[best])
+        sims = self.search(colour, deadline, total, report, interval, should_stop)
+        stats = self.root_stats()
+        if cleanup:
+            stats = [s for s in stats if s.move != PASS] or stats
+        if not stats:
+            return PASS
+        best = stats[0]
+        self.log(f"genmove: {sims} simulations in {time.perf_counter() - start:.2f} s, "
+                 f"best {best.move} visits {best.visits} win rate {best.winrate:.3f}")
+        if self._should_resign(best.winrate):
+            return None
+        return best.move
+
+    def _should_resign(self, winrate):
+        """Resign when the win rate stays below the threshold two decisions running, and never
+        in the opening."""
+        threshold = self.settings.resign
+        low = threshold > 0 and winrate < threshold
+        opening = len(self.game.moves) < RESIGN_AFTER * self.game.size ** 2
+        resign = low and self._low_winrate and not opening
+        self._low_winrate = low
+        return resign
+
+    # -- judging the end -------------------------------------------------------------------
 
     def ownership(self, colour=None, playouts=OWNERSHIP_PLAYOUTS):
-        """(black_share, white_share): fraction of playouts in which each point ends owned
-        by each colour, playing out the current position with `colour` to move."""
+        """(black_share, white_share): fraction of playouts in which each point ends owned by
+        each colour, playing the current position out with the playout policy."""
         g = self.game
         colour = colour or g.to_play
-        moves = self.candidates(colour) or [PASS]
-        _, visits, owned = self._simulate(colour, moves, None, playouts)
-        n = max(int(visits.sum()), 1)
-        return owned[0] / n, owned[1] / n
+        t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
+        params = self.settings.params.copy()
+        params[search.P_EXPAND] = math.inf   # the root only: every simulation is a playout
+        params[search.P_T] = math.inf        # first moves drawn from the policy too
+        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        search.run(t, g.board, colour, self.policy, params, g.komi, playouts,
+                   make_rng(self.settings.seed + 17), exclude)
+        return t.owned[0] / playouts, t.owned[1] / playouts
 
     def final_status(self, colour=None):
         """Chains classified as dead / alive / seki (see engine/status.py)."""
@@ -147,6 +302,3 @@ def score_text(margin):
     if margin == 0:
         return "0"
     return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
-
-
-__all__ = ["Engine", "Settings", "score_text", "BLACK", "WHITE"]

@@ -14,8 +14,9 @@ from .player import Engine, Settings
 def warm_up():
     """Run each kernel once; returns the seconds it took."""
     start = time.perf_counter()
-    engine = Engine(5, 0.5, Settings(playouts=8))
-    for _ in range(3):
+    engine = Engine(5, 0.5, Settings(playouts=64))
+    engine.set_param("rave", 1)
+    for _ in range(3):  # the later moves reuse the tree
         engine.game.play(engine.game.to_play, engine.genmove(engine.game.to_play))
     engine.final_score()
     engine.genmove(BLACK, cleanup=True)

@@ -1,0 +1,249 @@
+"""Compiled Monte-Carlo tree search: UCT with progressive bias and progressive unpruning.
+
+One simulation descends from the root choosing children, expands a leaf whose
+visits reached `expand_visits`, plays the rest of the game with the playout
+policy, and backs the result up the path.  The selection rule is Chaslot et
+al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
+
+- below `prune_visits` (T) visits a node follows the playout policy: a child is
+  sampled with probability proportional to exp(H) (the soft start);
+- from T on, only the `k_init` children best by H are eligible, one more each
+  time the node's visits pass A·B^(k − k_init) (progressive unpruning), and the
+  child maximising  v + C·sqrt(ln n_p / n_k) + W·H/(n_k + 1)  is taken
+  (UCT plus progressive bias); unvisited eligible children come first, in
+  order of H;
+- with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
+  β = ñ / (n + ñ + n·ñ/equiv).
+
+H comes from the playout policy (policies/kernel.move_scores) once per node,
+when it is expanded.  Every constant is a named entry of `PARAMS`, settable
+from the command line and GTP.  The loop runs in batches called from Python
+(engine/player.py), which watches the clock between them.
+"""
+import numpy as np
+from numba import njit
+
+from policies.kernel import move_scores, playout
+
+from .board import (BLACK, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
+                    is_eye, is_legal, play)
+from .rng import rand_float
+from .tree import allocate
+
+# name, default, meaning.  The order defines the compiled parameter vector.
+PARAMS = (
+    ("uct_c", 0.6, "UCT exploration constant C"),
+    ("bias_weight", 1.0, "progressive bias weight W on H/(n+1)"),
+    ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
+    ("prune_visits", 30.0, "T: visits from which a node selects by UCT over unpruned children"),
+    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
+    ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
+    ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
+    ("first_play", 1.2, "value given to an unvisited child (above any real win rate)"),
+    ("rave", 0.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
+    ("rave_equiv", 1000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
+)
+PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
+P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ = range(len(PARAMS))
+
+
+def default_params():
+    return np.array([default for _, default, _ in PARAMS], dtype=np.float64)
+
+
+@njit(cache=True)
+def unpruned_count(visits, n_child, params):
+    """How many of a node's children (sorted by H) are eligible at `visits` visits."""
+    k = min(int(params[P_KINIT]), n_child)
+    if k < 1:
+        k = 1
+    while k < n_child and visits >= params[P_A] * params[P_B] ** (k - params[P_KINIT]):
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def expand(tree, node, b, c, pol, scores, exclude):
+    """Create the children of `node` (position `b`, `c` to move): every legal move that does
+    not fill c's own eye, sorted by H, plus PASS last.  False if the pool is full."""
+    n = b.meta[M_NEMPTY]
+    moves = np.empty(n + 1, np.int32)
+    count = 0
+    for i in range(n):
+        p = b.empties[i]
+        if exclude[p] == 0 and not is_eye(b, p, c) and is_legal(b, p, c):
+            moves[count] = p
+            count += 1
+    start = allocate(tree, count + 1)
+    if start < 0:
+        return False
+    move_scores(b, c, pol, scores)
+    h = np.empty(count)
+    for i in range(count):
+        h[i] = scores[moves[i]]
+    order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
+    for i in range(count):
+        j = start + i
+        tree.move[j] = moves[order[i]]
+        tree.prior[j] = h[order[i]]
+    low = h.min() if count > 0 else 0.0
+    j = start + count
+    tree.move[j] = PASS
+    tree.prior[j] = low - 1.0
+    for j in range(start, start + count + 1):
+        tree.parent[j] = node
+        tree.child_start[j] = 0
+        tree.n_child[j] = 0
+        tree.allowed[j] = 0
+        tree.visits[j] = 0
+        tree.wins[j] = 0.0
+        tree.rave_n[j] = 0.0
+        tree.rave_w[j] = 0.0
+    tree.child_start[node] = start
+    tree.n_child[node] = count + 1
+    # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
+    # `allowed` = all children marks such a node; 0 leaves it to the unpruning schedule.
+    flat = count == 0 or h.max() == low
+    tree.allowed[node] = count + 1 if flat else 0
+    return True
+
+
+@njit(cache=True)
+def _sample_by_prior(tree, node, rng):
+    """A child drawn with probability ∝ exp(H) (the playout policy's choice); PASS only if alone."""
+    first = tree.child_start[node]
+    count = tree.n_child[node] - 1  # PASS is last
+    if count <= 0:
+        return first
+    top = tree.prior[first]  # children are sorted by H, so the first is the largest
+    total = 0.0
+    for k in range(first, first + count):
+        total += np.exp(tree.prior[k] - top)
+    x = rand_float(rng) * total
+    for k in range(first, first + count):
+        x -= np.exp(tree.prior[k] - top)
+        if x < 0.0:
+            return k
+    return first + count - 1
+
+
+@njit(cache=True)
+def select_child(tree, node, params, rng):
+    """The child to descend into (see the module docstring for the rule)."""
+    n_p = tree.visits[node]
+    if n_p < params[P_T]:
+        return _sample_by_prior(tree, node, rng)
+    first = tree.child_start[node]
+    n_child = tree.n_child[node]
+    allowed = n_child
+    if tree.allowed[node] != n_child:
+        allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
+    log_np = np.log(n_p)
+    rave = params[P_RAVE] > 0.0
+    best = -1
+    best_score = -1e300
+    for i in range(n_child):
+        if i >= allowed and i != n_child - 1:
+            continue
+        k = first + i
+        n = tree.visits[k]
+        rn = tree.rave_n[k]
+        if n == 0:
+            if rave and rn > 0:
+                score = tree.rave_w[k] / rn + params[P_C] * np.sqrt(log_np)
+            else:
+                score = params[P_FPU]
+            score += params[P_BIAS] * tree.prior[k]
+        else:
+            v = tree.wins[k] / n
+            if rave and rn > 0:
+                beta = rn / (n + rn + n * rn / params[P_RAVE_EQ])
+                v = (1.0 - beta) * v + beta * tree.rave_w[k] / rn
+            score = v + params[P_C] * np.sqrt(log_np / n) + params[P_BIAS] * tree.prior[k] / (n + 1)
+        if score > best_score:
+            best_score = score
+            best = k
+    return best
+
+
+@njit(cache=True, nogil=True)
+def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
+    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move.
+    `exclude` marks root moves the caller forbids (superko).  Returns simulations done."""
+    board_points = root_board.color.shape[0]
+    work = copy_board(root_board)
+    owner = np.zeros(board_points, np.int8)
+    scores = np.zeros(board_points)
+    no_exclusion = np.zeros(board_points, np.int8)
+    max_depth = 4 * board_points + 64
+    path = np.empty(max_depth + 1, np.int32)
+    first_play = np.zeros(board_points, np.int8)  # RAVE: colour that first played each point
+    moves_played = np.empty(max_depth + 1, np.int32)
+    if tree.n_child[0] == 0:
+        expand(tree, 0, root_board, to_play, pol, scores, exclude)
+    for _ in range(count):
+        copy_into(work, root_board)
+        work.meta[M_PASSES] = 0  # a finished game is searched afresh
+        node = 0
+        depth = 0
+        path[0] = 0
+        c = to_play
+        terminal = False
+        while True:
+            if tree.n_child[node] == 0 or depth == max_depth:
+                if work.meta[M_PASSES] >= 2:
+                    terminal = True
+                    break
+                if depth == max_depth or tree.visits[node] < params[P_EXPAND] or not expand(
+                        tree, node, work, c, pol, scores, no_exclusion):
+                    break
+            node = select_child(tree, node, params, rng)
+            move = tree.move[node]
+            play(work, move, c)
+            moves_played[depth] = move
+            c = 3 - c
+            depth += 1
+            path[depth] = node
+        if terminal:
+            score = area_score(work, owner)
+        else:
+            score = playout(work, c, rng, owner, pol)
+        margin = score - komi
+        black_result = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
+        # Backpropagate: node i was reached by a move of the colour opposite to who moves there.
+        mover = 3 - to_play  # the root "was reached" by the opponent's last move
+        for i in range(depth + 1):
+            k = path[i]
+            tree.visits[k] += 1
+            tree.wins[k] += black_result if mover == BLACK else 1.0 - black_result
+            mover = 3 - mover
+        for p in range(board_points):
+            if owner[p] == BLACK:
+                tree.owned[0, p] += 1
+            elif owner[p] == WHITE:
+                tree.owned[1, p] += 1
+        if params[P_RAVE] > 0.0:
+            _update_rave(tree, path, depth, moves_played, to_play, black_result, first_play)
+    return count
+
+
+@njit(cache=True)
+def _update_rave(tree, path, depth, moves_played, to_play, black_result, first_play):
+    """All-moves-as-first: each child of a path node whose move was played first (on its
+    point, after that node) by the player to move there shares in the result.  Walking the
+    path backwards and overwriting leaves, at each node, the earliest later play per point.
+    Only the tree part of the simulation counts: the policy seam returns just the score."""
+    first_play[:] = 0
+    for i in range(depth - 1, -1, -1):
+        c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
+        m = moves_played[i]
+        if m != PASS:
+            first_play[m] = c
+        node = path[i]
+        result = black_result if c == BLACK else 1.0 - black_result
+        first = tree.child_start[node]
+        for k in range(first, first + tree.n_child[node]):
+            m = tree.move[k]
+            if m != PASS and first_play[m] == c:
+                tree.rave_n[k] += 1.0
+                tree.rave_w[k] += result

@@ -19,8 +19,11 @@ $(STAMP): pyproject.toml
 
 # Compile the numba kernels into the on-disk cache now, so that a GUI attaching the
 # engine gets its first answer at once instead of after tens of seconds of JIT.
+# numba checks only each function's own file, not the files of what it calls, so any
+# change of source drops the whole cache first.
 $(WARM): $(STAMP) $(SOURCES)
 	@echo "compiling the engine (once; cached on disk)..." >&2
+	@find engine policies -name '*.nbi' -delete -o -name '*.nbc' -delete
 	@$(PY) -m engine.warmup >&2
 	@touch $@
 

@@ -102,7 +102,12 @@ def copy_into(dst, src):
     dst.csize[:] = src.csize
     dst.empties[:] = src.empties
     dst.epos[:] = src.epos
+    # `mark` is not copied: it only has to stay below the stamp, so keep dst's stamp if it is
+    # ahead (reusing a stamp value that dst's marks already hold would corrupt liberty counts).
+    stamp = dst.meta[M_STAMP]
     dst.meta[:] = src.meta
+    if stamp > dst.meta[M_STAMP]:
+        dst.meta[M_STAMP] = stamp
 
 
 @njit(cache=True)

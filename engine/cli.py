@@ -3,8 +3,10 @@
 `simbal gtp` and `python gtp_main.py` start the same GTP engine.  In GTP mode
 stdout carries protocol text only; `--verbose` sends diagnostics to stderr.
 """
+import json
 import sys
 import threading
+from pathlib import Path
 
 import click
 
@@ -78,6 +80,54 @@ def params():
     from .search import PARAMS
     for name, default, meaning in PARAMS:
         click.echo(f"{name:16s} {default:<8g} {meaning}")
+
+
+@main.command()
+@click.argument("engine_a")
+@click.argument("engine_b")
+@click.option("--games", default=40, show_default=True, type=click.IntRange(1))
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--out", "out_dir", default="runs/match", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for SGFs and results.jsonl (resumable).")
+@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1),
+              help="Games played at once (each with its own engine processes).")
+@click.option("--referee", default=None, help="GTP command of an engine that settles dead stones.")
+@click.option("--time-settings", "time_settings", default=None, metavar="MAIN,BYO,STONES",
+              help="Canadian clock for both sides, sent with time_settings and enforced.")
+@click.option("--max-moves", default=0, type=click.IntRange(0), help="Move cap (0: 3*size*size).")
+@click.option("--names", default="A,B", show_default=True, help="Labels for the two engines.")
+def match(engine_a, engine_b, games, size, komi, out_dir, parallel, referee, time_settings,
+          max_moves, names):
+    """Play ENGINE_A against ENGINE_B (GTP command lines), alternating colours."""
+    from tqdm import tqdm
+
+    from .match import MatchConfig, run_match, summary
+
+    config = MatchConfig(size=size, komi=komi, max_moves=max_moves)
+    if time_settings:
+        try:
+            main_time, byo, stones = time_settings.split(",")
+            config.main_time, config.byo_time, config.byo_stones = float(main_time), float(byo), int(stones)
+        except ValueError:
+            raise click.BadParameter("expected MAIN,BYO,STONES", param_hint="--time-settings") from None
+    labels = tuple(names.split(",", 1)) if "," in names else (names, "B")
+    bar = tqdm(total=games, unit="game", file=sys.stderr)
+
+    def progress(done, total):
+        bar.n = done
+        bar.refresh()
+
+    results = run_match(engine_a, engine_b, games, out_dir, config, referee, parallel, progress,
+                        labels)
+    bar.close()
+    report = summary(results, labels)
+    (Path(out_dir) / "summary.json").write_text(json.dumps(report, indent=2) + "\n")
+    low, high = report["a_winrate_95"]
+    click.echo(f"{labels[0]} vs {labels[1]}: {report['a_wins']:g}/{report['games']} "
+               f"= {100 * (report['a_winrate'] or 0):.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%)")
+    for error in report["errors"]:
+        click.echo(f"error: {error}", err=True)
 
 
 @main.command()

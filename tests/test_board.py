@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from sgfmill import boards
 
 from engine.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST, M_MOVES,
-                          M_NEMPTY, M_PASSES, M_SIZE, PASS, WHITE, area_score, copy_board,
+                          M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, PASS, WHITE, area_score, copy_board,
                           copy_into, is_legal, new_board, play, zobrist_table)
 from engine.coords import format_vertex, point, row_col
 
@@ -259,13 +259,19 @@ def play_random_moves(b, rng, n, colour=BLACK):
 
 
 def state(b):
-    """Copies of every field of `b` that carries position or bookkeeping."""
-    return {name: getattr(b, name).copy() for name in STATE_FIELDS}
+    """Copies of every field of `b` that carries position or bookkeeping.  The scratch stamp
+    (meta[M_STAMP], paired with `mark`) is left out: `copy_into` keeps the larger stamp on
+    purpose, so that stale marks in the reused board can never match a new stamp."""
+    fields = {name: getattr(b, name).copy() for name in STATE_FIELDS}
+    if "meta" in fields:
+        fields["meta"][M_STAMP] = 0
+    return fields
 
 
 def assert_same_state(b, expected, what):
+    actual = state(b)
     for name in STATE_FIELDS:
-        assert np.array_equal(getattr(b, name), expected[name]), f"{what}: field {name} differs"
+        assert np.array_equal(actual[name], expected[name]), f"{what}: field {name} differs"
 
 
 def random_position(size, seed, moves):

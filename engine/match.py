@@ -1,0 +1,323 @@
+"""Matches between GTP engines: the controller behind `simbal match`.
+
+Each engine is a subprocess spoken to over GTP (ours, GnuGo, any other).  A
+game runs from `clear_board` until two passes in a row, a resignation, or a
+move cap; an illegal move, a crash or a lost clock loses the game, with the
+error recorded.  Dead stones come from both engines' `final_status_list dead`;
+when they disagree a referee engine decides (`--referee`), or else only the
+stones both call dead are removed, and the game is marked disputed.  The
+score is then our own Tromp-Taylor count (engine/game.py).
+
+Results go to a folder: one SGF per game and `results.jsonl`, one line per
+game, which is also what makes a match resumable: games already recorded are
+not played again.  Workers play games in parallel, each with its own pair of
+engine processes kept alive across games.
+"""
+import json
+import math
+import shlex
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .board import BLACK, PASS, WHITE
+from .coords import format_vertex, parse_vertex
+from .game import Game, IllegalMove
+from .player import score_text
+from .sgf import to_sgf
+
+
+class EngineFailure(Exception):
+    """The engine crashed, timed out or answered with an error."""
+
+
+class GtpClient:
+    """A GTP engine in a subprocess."""
+
+    def __init__(self, command, cwd=None, stderr=None):
+        self.command = command
+        try:
+            self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=stderr or subprocess.DEVNULL,
+                                         text=True, bufsize=1, cwd=cwd)
+        except OSError as e:
+            raise EngineFailure(f"cannot start {command!r}: {e}") from None
+        self.lock = threading.Lock()
+
+    def send(self, command, timeout=None):
+        """Send one command; the answer's text, or EngineFailure for `?` / a dead engine."""
+        ok, text = self.ask(command, timeout)
+        if not ok:
+            raise EngineFailure(f"{command!r} answered ?{text}")
+        return text
+
+    def ask(self, command, timeout=None):
+        """(success, text) of one command."""
+        with self.lock:
+            try:
+                self.proc.stdin.write(command + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise EngineFailure(f"engine died before {command!r}") from None
+            lines = []
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise EngineFailure(f"no answer to {command!r} within {timeout} s")
+                line = self.proc.stdout.readline()
+                if not line:
+                    raise EngineFailure(f"engine exited during {command!r}")
+                line = line.rstrip("\r\n")
+                if not lines and not line:
+                    continue
+                if not line:
+                    break
+                lines.append(line)
+        first = lines[0]
+        ok = first.startswith("=")
+        text = "\n".join([first[1:].lstrip("0123456789").strip()] + lines[1:]).strip()
+        return ok, text
+
+    def close(self):
+        try:
+            if self.proc.poll() is None:
+                self.ask("quit", timeout=5)
+        except EngineFailure:
+            pass
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+
+
+@dataclass
+class MatchConfig:
+    size: int = 9
+    komi: float = 7.5
+    max_moves: int = 0            # 0: 3 * size * size
+    main_time: float = 0.0        # seconds per side; 0 with byo_time 0: no clock
+    byo_time: float = 0.0
+    byo_stones: int = 0
+    move_timeout: float = 600.0   # a move slower than this loses (hung engine)
+
+
+def wilson_interval(wins, n, z=1.96):
+    """95% score interval for a win rate (draws counted as half wins)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _dead_list(client, size):
+    text = client.send("final_status_list dead", timeout=120)
+    return {parse_vertex(v, size) for v in text.split()}
+
+
+def play_game(engines, names, config, referee=None):
+    """One game; `engines` maps BLACK and WHITE to GtpClients.  Returns a result dict and
+    the finished Game."""
+    size = config.size
+    game = Game(size, config.komi)
+    for client in engines.values():
+        client.send(f"boardsize {size}")
+        client.send("clear_board")
+        client.send(f"komi {config.komi:g}")
+        if config.main_time or config.byo_time:
+            client.send(f"time_settings {config.main_time:g} {config.byo_time:g} {config.byo_stones}")
+    clocks = {c: [config.main_time, config.byo_time, config.byo_stones, False] for c in engines}
+    timed = bool(config.main_time or config.byo_time)
+    cap = config.max_moves or 3 * size * size
+    result = {"black": names[BLACK], "white": names[WHITE], "moves": 0}
+    colour, passes = BLACK, 0
+    while True:
+        if len(game.moves) >= cap:
+            result["end"] = "move cap"
+            break
+        mover, other = engines[colour], engines[BLACK + WHITE - colour]
+        letter = "b" if colour == BLACK else "w"
+        try:
+            if timed:
+                main, byo, stones, in_byo = clocks[colour]
+                mover.send(f"time_left {letter} {max(byo if in_byo else main, 0):.0f} "
+                           f"{stones if in_byo else 0}")
+            start = time.monotonic()
+            answer = mover.send(f"genmove {letter}", timeout=config.move_timeout).lower()
+            used = time.monotonic() - start
+        except EngineFailure as e:
+            return _forfeit(result, colour, f"{names[colour]}: {e}"), game
+        if timed and _spend(clocks[colour], used, config):
+            return _forfeit(result, colour, f"{names[colour]} lost on time"), game
+        if answer == "resign":
+            result["end"] = "resign"
+            result["winner"] = "W" if colour == BLACK else "B"
+            break
+        try:
+            p = parse_vertex(answer, size)
+            game.play(colour, p)
+        except (ValueError, IllegalMove) as e:
+            return _forfeit(result, colour, f"{names[colour]} played {answer!r}: {e}"), game
+        try:
+            other.send(f"play {letter} {answer}")
+        except EngineFailure as e:
+            return _forfeit(result, BLACK + WHITE - colour, f"{names[BLACK + WHITE - colour]}: {e}"), game
+        passes = passes + 1 if p == PASS else 0
+        colour = BLACK + WHITE - colour
+        if passes >= 2:
+            result["end"] = "passes"
+            break
+    result["moves"] = len(game.moves)
+    if result.get("end") != "resign":
+        result.update(_score(game, engines, referee, size))
+    return result, game
+
+
+def _spend(clock, used, config):
+    """Charge `used` seconds to a [main, byo, stones_left, in_byo] clock; True if it ran out."""
+    main, byo, stones, in_byo = clock
+    if not in_byo:
+        main -= used
+        if main >= 0:
+            clock[0] = main
+            return False
+        if config.byo_time <= 0:
+            return True
+        clock[0], clock[3] = 0.0, True
+        used, byo, stones = -main, config.byo_time, config.byo_stones
+    byo -= used
+    if byo < 0:
+        return True
+    stones -= 1
+    if stones <= 0:
+        byo, stones = config.byo_time, config.byo_stones
+    clock[1], clock[2] = byo, stones
+    return False
+
+
+def _forfeit(result, loser, error):
+    result.update(winner="W" if loser == BLACK else "B", end="forfeit", error=error)
+    return result
+
+
+def _score(game, engines, referee, size):
+    """Dead stones by agreement (or referee), then our Tromp-Taylor count."""
+    try:
+        lists = [_dead_list(engines[c], size) for c in (BLACK, WHITE)]
+    except EngineFailure as e:
+        lists, error = [set(), set()], str(e)
+    else:
+        error = None
+    disputed = lists[0] != lists[1]
+    if disputed and referee is not None:
+        referee.send(f"boardsize {size}")
+        referee.send("clear_board")
+        referee.send(f"komi {game.komi:g}")
+        for colour, p in game.moves:
+            referee.send(f"play {'b' if colour == BLACK else 'w'} {format_vertex(p, size)}")
+        dead = _dead_list(referee, size)
+    else:
+        dead = lists[0] & lists[1]
+    margin = game.score(dead)
+    out = {"score": margin, "winner": "B" if margin > 0 else "W" if margin < 0 else "0",
+           "dead": sorted(format_vertex(p, size) for p in dead), "disputed": disputed}
+    if error:
+        out["error"] = error
+    return out
+
+
+def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1,
+              progress=None, names=("A", "B")):
+    """Play `games` games between two engine command lines, alternating colours (A is
+    Black in even-numbered games), skipping games already in `out_dir/results.jsonl`.
+    Returns every result (old and new)."""
+    out = Path(out_dir)
+    (out / "games").mkdir(parents=True, exist_ok=True)
+    results_path = out / "results.jsonl"
+    done = {}
+    if results_path.exists():
+        for line in results_path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                done[r["game"]] = r
+    todo = [i for i in range(games) if i not in done]
+    write_lock = threading.Lock()
+    if progress:
+        progress(len(done), games)
+    local = threading.local()
+    workers = []
+
+    def clients():
+        if not hasattr(local, "pair"):
+            local.pair = (GtpClient(cmd_a), GtpClient(cmd_b),
+                          GtpClient(referee_cmd) if referee_cmd else None)
+            with write_lock:
+                workers.append(local.pair)
+        return local.pair
+
+    def one(i):
+        try:
+            a, b, referee = clients()
+            black_is_a = i % 2 == 0
+            engines = {BLACK: a, WHITE: b} if black_is_a else {BLACK: b, WHITE: a}
+            labels = {BLACK: names[0], WHITE: names[1]} if black_is_a else {BLACK: names[1], WHITE: names[0]}
+            result, game = play_game(engines, labels, config, referee)
+        except EngineFailure as e:  # an engine that cannot even start loses nothing but the game
+            result, game = {"error": str(e), "winner": None, "end": "failed"}, None
+            if hasattr(local, "pair"):
+                for c in local.pair:
+                    if c:
+                        c.close()
+                del local.pair
+            black_is_a = i % 2 == 0
+        result["game"] = i
+        result["a_colour"] = "B" if black_is_a else "W"
+        result["a_wins"] = (None if result.get("winner") is None else
+                            0.5 if result["winner"] == "0" else
+                            float(result["winner"] == result["a_colour"]))
+        if game is not None:
+            sgf = to_sgf(game, result=_result_text(result), black_name=result.get("black"),
+                         white_name=result.get("white"))
+            (out / "games" / f"game-{i:04d}.sgf").write_bytes(sgf)
+        with write_lock:
+            with results_path.open("a") as f:
+                f.write(json.dumps(result) + "\n")
+            done[i] = result
+            if progress:
+                progress(len(done), games)
+        return result
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            list(pool.map(one, todo))
+    finally:
+        for pair in workers:
+            for c in pair:
+                if c:
+                    c.close()
+    return [done[i] for i in sorted(done)]
+
+
+def _result_text(result):
+    winner = result.get("winner")
+    if result.get("end") == "resign":
+        return f"{winner}+R"
+    if result.get("end") == "forfeit":
+        return f"{winner}+F"
+    if "score" in result:
+        return score_text(result["score"])
+    return "?"
+
+
+def summary(results, names=("A", "B")):
+    """Win rate of A with its 95% interval, from the decided games."""
+    decided = [r["a_wins"] for r in results if r.get("a_wins") is not None]
+    n, wins = len(decided), sum(decided)
+    low, high = wilson_interval(wins, n)
+    return {"a": names[0], "b": names[1], "games": n, "a_wins": wins,
+            "a_winrate": wins / n if n else None, "a_winrate_95": [low, high],
+            "errors": [r["error"] for r in results if r.get("error")]}

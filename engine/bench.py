@@ -39,6 +39,21 @@ def playout_rate(size, seconds=2.0, repeats=3, seed=1):
     return best
 
 
+def search_rate(size, threads, seconds=2.0, repeats=3):
+    """Simulations per second of the tree search (uniform playouts) from the empty board,
+    best of `repeats` fresh searches with `threads` root-parallel threads."""
+    from .player import Engine, Settings
+
+    best = 0.0
+    for r in range(repeats + 1):
+        engine = Engine(size, 7.5, Settings(threads=threads, seed=r))
+        start = time.perf_counter()
+        sims = engine.search(BLACK, deadline=start + seconds / repeats)
+        if r > 0:  # the first run only loads the compiled code
+            best = max(best, sims / (time.perf_counter() - start))
+    return best
+
+
 def startup_seconds(cache_dir=None):
     """Seconds from starting the GTP engine to its first answer (and its exit)."""
     env = dict(os.environ)
@@ -61,6 +76,8 @@ def run(quick=False):
     figures = {
         "uniform_9x9_playouts_per_s": round(playout_rate(9, seconds)),
         "uniform_19x19_playouts_per_s": round(playout_rate(19, seconds)),
+        "search_9x9_playouts_per_s": round(search_rate(9, 1, seconds)),
+        "search_9x9_2threads_playouts_per_s": round(search_rate(9, 2, seconds)),
     }
     if not quick:
         with tempfile.TemporaryDirectory() as cold:

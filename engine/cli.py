@@ -3,6 +3,7 @@
 `simbal gtp` and `python gtp_main.py` start the same GTP engine.  In GTP mode
 stdout carries protocol text only; `--verbose` sends diagnostics to stderr.
 """
+import io
 import json
 import sys
 import threading
@@ -71,7 +72,10 @@ def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign
         except (KeyError, ValueError):
             raise click.BadParameter(f"{item!r}: expected NAME=VALUE with a known name "
                                      "(see `simbal params`)", param_hint="--param") from None
-    GtpServer(engine, log=log).serve(sys.stdin, sys.stdout)
+    # Bytes that are not UTF-8 must not kill the input reader: they become U+FFFD and the
+    # line answers `?` like any other garbage.
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    GtpServer(engine, log=log).serve(stdin, sys.stdout)
 
 
 @main.command()

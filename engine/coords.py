@@ -26,7 +26,7 @@ def parse_vertex(text, size):
     t = text.strip().upper()
     if t == "PASS":
         return PASS
-    if len(t) < 2 or t[0] not in COLUMNS or not t[1:].isdigit():
+    if len(t) < 2 or t[0] not in COLUMNS or not (t[1:].isascii() and t[1:].isdigit()):
         raise ValueError(f"invalid vertex {text!r}")
     col = COLUMNS.index(t[0])
     row = int(t[1:]) - 1

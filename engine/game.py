@@ -75,10 +75,15 @@ class Game:
         self.board = board if board is not None else new_board(self.size)
         self.size = int(self.board.meta[M_SIZE])
         self.moves = []          # [(colour, point)] in order
-        self._undo = []          # board snapshot before each move
+        self._undo = []          # (board snapshot, side to move) before each move
         self.handicap = []
         self.to_play = BLACK
         self._seen = Counter([self.hash])
+
+    @property
+    def initial_board(self):
+        """The position the move list starts from (empty, handicap or SGF setup)."""
+        return self._undo[0][0] if self._undo else self.board
 
     @property
     def hash(self):
@@ -111,7 +116,7 @@ class Game:
         reason = self.illegal_reason(colour, p)
         if reason:
             raise IllegalMove(reason)
-        self._undo.append(copy_board(self.board))
+        self._undo.append((copy_board(self.board), self.to_play))
         play(self.board, p, colour)
         self.moves.append((colour, p))
         self._seen[self.hash] += 1
@@ -122,9 +127,8 @@ class Game:
         if not self.moves:
             raise IndexError("no move to undo")
         self._seen[self.hash] -= 1
-        self.board = self._undo.pop()
-        colour, _ = self.moves.pop()
-        self.to_play = colour
+        self.board, self.to_play = self._undo.pop()
+        self.moves.pop()
 
     def place_handicap(self, points):
         """Put black handicap stones on an empty board; White moves next."""

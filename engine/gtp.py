@@ -11,6 +11,7 @@ Only protocol text is written to the output stream.
 """
 import math
 import queue
+import re
 import threading
 import traceback
 from importlib.metadata import PackageNotFoundError, version as package_version
@@ -50,21 +51,28 @@ def parse_colour(text):
         raise GtpError("syntax error") from None
 
 
+_INT = re.compile(r"[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def is_gtp_int(text):
+    """GTP integers are plain ASCII decimals (Python's int() also takes '1_3' and other scripts)."""
+    return _INT.fullmatch(text) is not None
+
+
 def parse_int(text, low=None):
-    try:
-        n = int(text)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    if not is_gtp_int(text):
+        raise GtpError("syntax error")
+    n = int(text)
     if low is not None and n < low:
         raise GtpError("syntax error")
     return n
 
 
 def parse_float(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    if _FLOAT.fullmatch(text) is None:
+        raise GtpError("syntax error")
+    x = float(text)
     if not np.isfinite(x):
         raise GtpError("syntax error")
     return x
@@ -130,7 +138,7 @@ class GtpServer:
             return None
         words = text.split()
         ident = ""
-        if words[0].isdigit():
+        if is_gtp_int(words[0]):
             ident = words.pop(0)
             if not words:
                 return f"?{ident} syntax error\n\n"
@@ -182,9 +190,11 @@ class GtpServer:
         pending = queue.Queue()
 
         def read():
-            for line in instream:
-                pending.put(line)
-            pending.put(None)
+            try:
+                for line in instream:
+                    pending.put(line)
+            finally:
+                pending.put(None)  # end of input, or an unreadable stream: stop either way
 
         threading.Thread(target=read, daemon=True).start()
 
@@ -249,7 +259,7 @@ class GtpServer:
     def _vertex(self, text):
         """A vertex of this board; syntax error if malformed, illegal move if off the board."""
         t = text.upper()
-        if t != "PASS" and (len(t) < 2 or t[0] not in COLUMNS or not t[1:].isdigit()):
+        if t != "PASS" and (len(t) < 2 or t[0] not in COLUMNS or not is_gtp_int(t[1:])):
             raise GtpError("syntax error")
         try:
             return parse_vertex(text, self.game.size)
@@ -445,7 +455,7 @@ class GtpServer:
         words = list(args)
         if words and words[0].lower() in ("b", "black", "w", "white"):
             colour = parse_colour(words.pop(0))
-        if words and words[0].isdigit():
+        if words and is_gtp_int(words[0]):
             interval = parse_int(words.pop(0))
         while len(words) >= 2:
             key, value = words.pop(0).lower(), words.pop(0)

@@ -59,8 +59,9 @@ def load_into(game, path, move_number=None):
         raise SgfError(f"{path}: bad setup stones ({e})") from None
     fresh = Game(size, komi)
     fresh.reset(board=board)
-    if white or black:
-        fresh.to_play = WHITE if black and not white and root.has_property("HA") else BLACK
+    if black and not white and root.has_property("HA"):
+        fresh.handicap = [point(size, *m) for m in black]
+        fresh.to_play = WHITE
     if root.has_property("PL"):
         fresh.to_play = _COLOUR.get(root.get("PL"), fresh.to_play)
     limit = len(moves) if move_number is None else max(0, min(len(moves), move_number - 1))
@@ -90,13 +91,15 @@ def to_sgf(game, result=None, black_name=None, white_name=None, comment=None):
         root.set("PW", white_name)
     if comment:
         root.set("C", comment)
-    start = game._undo[0] if game._undo else game.board
+    start = game.initial_board
     setup = {c: [row_col(size, p) for p in range(start.color.shape[0]) if start.color[p] == c]
              for c in (BLACK, WHITE)}
     if setup[BLACK] or setup[WHITE]:
         root.set_setup_stones(setup[BLACK], setup[WHITE])
     if game.handicap:
         root.set("HA", len(game.handicap))
+    first = game.moves[0][0] if game.moves else game.to_play
+    root.set("PL", _LETTER[first])
     for colour, p in game.moves:
         record.extend_main_sequence().set_move(_LETTER[colour], None if p == PASS else row_col(size, p))
     return record.serialise()

@@ -1,0 +1,351 @@
+"""Analysis output as GUIs read it: lz-analyze, kata-analyze and lz-genmove_analyze (the
+streaming commands Sabaki and Lizzie use), and the GoGui analyze commands.
+
+Streaming commands are run in-process through `GtpServer.handle` (with no input stream to
+watch, a stream stops after its first report) and through a `gtp_main.py` subprocess, where
+the stream runs until the next command arrives.  Reports are parsed the way Sabaki does:
+the line `=`, then lines made of `info move V visits N winrate W prior P lcb L order O pv
+V V ...` segments, then a blank line.
+"""
+import queue
+import re
+import time
+
+import pytest
+
+from engine.board import BLACK, EMPTY, PASS, WHITE
+from engine.coords import parse_vertex
+from engine.search import PARAMS
+
+VERTEX = re.compile(r"(?i)pass|[A-HJ-Z](?:[1-9]|1[0-9]|2[0-5])")
+KEYS = ("move", "visits", "winrate", "prior", "lcb", "order", "pv")
+
+
+def parse_report(line, size, kata=False):
+    """One report line to a list of dicts; AssertionError on anything Sabaki would not read."""
+    words = line.split()
+    assert words and words[0] == "info", f"report does not start with 'info': {line[:80]!r}"
+    segments, current = [], None
+    for w in words:
+        if w == "info":
+            current = []
+            segments.append(current)
+        else:
+            current.append(w)
+    infos = []
+    for seg in segments:
+        info, i = {}, 0
+        while i < len(seg):
+            key = seg[i]
+            if key == "pv":
+                info["pv"] = seg[i + 1:]
+                break
+            assert i + 1 < len(seg), f"key {key!r} without a value in {seg}"
+            info[key] = seg[i + 1]
+            i += 2
+        assert set(info) == set(KEYS), f"keys {sorted(info)} in segment {' '.join(seg)!r}"
+        for vertex in [info["move"]] + info["pv"]:
+            assert VERTEX.fullmatch(vertex), f"bad vertex {vertex!r}"
+            parse_vertex(vertex, size)      # on this board
+        assert info["pv"] and info["pv"][0] == info["move"]
+        out = {"move": info["move"], "pv": info["pv"]}
+        for key in ("visits", "order"):
+            assert re.fullmatch(r"\d+", info[key]), f"{key} {info[key]!r} is not an integer"
+            out[key] = int(info[key])
+        for key in ("winrate", "prior", "lcb"):
+            if kata:
+                value = float(info[key])
+                assert 0.0 <= value <= 1.0, f"{key} {value} outside 0..1"
+            else:
+                assert re.fullmatch(r"\d+", info[key]), f"{key} {info[key]!r} is not an integer"
+                value = int(info[key])
+                assert 0 <= value <= 10000, f"{key} {value} outside 0..10000"
+            out[key] = value
+        assert out["visits"] >= 1
+        assert out["lcb"] <= out["winrate"]
+        infos.append(out)
+    assert [x["order"] for x in infos] == list(range(len(infos)))
+    visits = [x["visits"] for x in infos]
+    assert visits == sorted(visits, reverse=True), "visits must not increase with order"
+    moves = [x["move"].upper() for x in infos]
+    assert len(set(moves)) == len(moves), "a move reported twice"
+    return infos
+
+
+def parse_stream(text, size, kata=False, genmove=False):
+    """A whole streamed answer: '=' line, report lines, [play line], blank line."""
+    assert text.endswith("\n\n"), f"stream not closed by a blank line: {text[-80:]!r}"
+    lines = text[:-2].split("\n")
+    assert re.fullmatch(r"=\d*", lines[0]), f"first line {lines[0]!r}"
+    body = lines[1:]
+    play = None
+    if genmove:
+        assert body, "lz-genmove_analyze gave no play line"
+        m = re.fullmatch(r"play (\S+)", body[-1])
+        assert m, f"last line {body[-1]!r} is not 'play <vertex>'"
+        play = m.group(1)
+        body = body[:-1]
+    assert all(line for line in body), "blank line inside the stream"
+    reports = [parse_report(line, size, kata) for line in body]
+    return reports, play
+
+
+def ok(ask, server, line):
+    r = ask(server, line)
+    assert r.ok, f"{line!r} failed: {r.body!r}"
+    return r.body
+
+
+def on_board(server, vertex):
+    return int(server.game.board.color[parse_vertex(vertex, server.game.size)])
+
+
+# -- in-process -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command, kata", [
+    ("lz-analyze b 10", False), ("lz-analyze 10", False), ("lz-analyze black interval 5", False),
+    ("lz-analyze w 5 minmoves 2", False), ("kata-analyze b 10", True), ("kata-analyze interval 10", True),
+])
+def test_analyze_in_process_gives_one_parseable_report(make_server, command, kata):
+    server = make_server(size=5, playouts=30)
+    for line in ("play b c3", "play w c4"):
+        assert server.handle(line) == "=\n\n"
+    moves_before = list(server.game.moves)
+    text = server.handle(command)
+    reports, _ = parse_stream(text, 5, kata)
+    assert 1 <= len(reports) <= 2       # the first report, and the final one analyze adds
+    for infos in reports:
+        assert infos
+        for info in infos:
+            p = parse_vertex(info["move"], 5)
+            assert p == PASS or server.game.board.color[p] == EMPTY, f"{info['move']} is occupied"
+    assert server.game.moves == moves_before, "analysis must not change the game"
+
+
+def test_analyze_keeps_the_id(make_server):
+    server = make_server(size=5)
+    text = server.handle("17 lz-analyze b 10")
+    assert text.startswith("=17\n")
+    parse_stream(text, 5)
+
+
+def test_lz_winrates_are_for_the_analysed_colour(make_server):
+    """Komi 30 on 5x5: White cannot lose, so White's win rates are 10000 and Black's 0."""
+    server = make_server(size=5, komi=30)
+    white, _ = parse_stream(server.handle("lz-analyze w 10"), 5)
+    black, _ = parse_stream(server.handle("lz-analyze b 10"), 5)
+    assert all(info["winrate"] == 10000 for info in white[-1])
+    assert all(info["winrate"] == 0 for info in black[-1])
+
+
+def test_analyze_syntax_errors_answer_with_question_mark(ask, make_server):
+    server = make_server(size=5)
+    assert not ask(server, "lz-analyze b 10 interval x").ok
+    assert not ask(server, "kata-analyze w interval 1.5").ok
+
+
+@pytest.mark.parametrize("colour", ["b", "w"])
+def test_lz_genmove_analyze_in_process_plays_its_move(make_server, colour):
+    server = make_server(size=5, playouts=300)
+    server.handle("play b a1" if colour == "w" else "play w a1")
+    text = server.handle(f"lz-genmove_analyze {colour} 1")
+    reports, play = parse_stream(text, 5, genmove=True)
+    p = parse_vertex(play, 5)
+    assert server.game.moves[-1] == ({"b": BLACK, "w": WHITE}[colour], p)
+    if p != PASS:
+        assert on_board(server, play) == {"b": BLACK, "w": WHITE}[colour]
+
+
+# -- through gtp_main.py ------------------------------------------------------------------------
+
+def read_line(proc, timeout=180):
+    return proc._readline(timeout)
+
+
+def write(proc, line):
+    proc.proc.stdin.write(line + "\n")
+    proc.proc.stdin.flush()
+
+
+def read_until_blank(proc, timeout=180):
+    lines = []
+    while True:
+        line = read_line(proc, timeout)
+        if line == "\n":
+            return lines
+        lines.append(line.rstrip("\n"))
+
+
+def quiet(proc, seconds):
+    """True if the engine writes nothing for `seconds`."""
+    try:
+        line = proc._lines.get(timeout=seconds)
+    except queue.Empty:
+        return True
+    proc._lines.put(line)   # keep it for the caller's next read (order kept: queue was empty)
+    return False
+
+
+@pytest.mark.parametrize("command, kata", [("lz-analyze b 10", False), ("kata-analyze w 10", True)])
+def test_analysis_streams_until_the_next_command(simbal_process, read_board, command, kata):
+    p = simbal_process("--size", "5", playouts=30)
+    p.ok("play b c3")
+    write(p, command)
+    assert read_line(p) == "=\n"
+    first = read_line(p)           # a report arrives without any new input
+    assert first.startswith("info ")
+    time.sleep(0.3)
+    write(p, "name")
+    rest = read_until_blank(p)
+    reports = [first.rstrip("\n")] + rest
+    assert len(reports) >= 2, "the stream should keep reporting every 0.1 s until interrupted"
+    for line in reports:
+        parse_report(line, 5, kata)
+    assert read_until_blank(p) == ["= Simbal"], "the interrupting command was not answered next"
+    assert quiet(p, 0.5), "the stream went on after it was interrupted"
+    assert read_board(p.ok("showboard")) == {"C3": "X"}, "the game changed"
+    p.ok("play w d4")
+
+
+def test_lz_genmove_analyze_through_gtp_main(simbal_process, read_board):
+    p = simbal_process("--size", "5", playouts=4000)
+    write(p, "5 lz-genmove_analyze b 5")
+    lines = read_until_blank(p)
+    assert lines[0] == "=5"
+    m = re.fullmatch(r"play (\S+)", lines[-1])
+    assert m, lines[-1]
+    for line in lines[1:-1]:
+        parse_report(line, 5)
+    board = p.ok("showboard")
+    assert read_board(board) == {m.group(1).upper(): "X"}, f"{m.group(1)} is not on the board:\n{board}"
+    assert not p.send(f"play w {m.group(1)}").ok, "the played point should be occupied"
+
+
+def test_lz_genmove_analyze_is_cut_short_by_a_new_command(simbal_process, read_board):
+    """With a huge playout count the search only ends because a command arrives: it must
+    then play its best move so far and answer the new command."""
+    p = simbal_process("--size", "5", playouts=10 ** 9)
+    write(p, "lz-genmove_analyze b 10")
+    assert read_line(p) == "=\n"
+    first = read_line(p)
+    assert first.startswith("info ")
+    write(p, "name")
+    lines = read_until_blank(p)
+    assert lines and re.fullmatch(r"play [A-HJ-Z]\d+", lines[-1]), lines[-1:]
+    for line in lines[:-1]:
+        parse_report(line, 5)
+    assert read_until_blank(p) == ["= Simbal"]
+    vertex = lines[-1].split()[1]
+    assert read_board(p.ok("showboard")) == {vertex: "X"}
+    assert not p.send(f"play w {vertex}").ok
+
+
+# -- GoGui analyze commands -----------------------------------------------------------------------
+
+GFX_KEYWORDS = {"INFLUENCE", "LABEL", "VAR", "TEXT", "COLOR", "SQUARE", "MARK", "CIRCLE", "TRIANGLE",
+                "BLACK", "WHITE", "SELECT"}
+
+
+def check_gfx(body, size):
+    assert body.strip(), "empty gfx answer"
+    for line in body.splitlines():
+        words = line.split()
+        assert words[0] in GFX_KEYWORDS, f"unknown gfx line {line!r}"
+        rest = words[1:]
+        if words[0] == "INFLUENCE":
+            assert rest and len(rest) % 2 == 0
+            for v, x in zip(rest[::2], rest[1::2]):
+                parse_vertex(v, size)
+                assert -1.0 <= float(x) <= 1.0
+        elif words[0] == "LABEL":
+            assert rest and len(rest) % 2 == 0
+            for v in rest[::2]:
+                parse_vertex(v, size)
+        elif words[0] == "VAR":
+            assert rest and len(rest) % 2 == 0
+            colours = rest[::2]
+            assert all(c in ("B", "W") for c in colours)
+            assert all(a != b for a, b in zip(colours, colours[1:])), "VAR colours must alternate"
+            for v in rest[1::2]:
+                parse_vertex(v, size)
+
+
+def check_dboard(body, size):
+    rows = [line.split() for line in body.strip().splitlines()]
+    assert len(rows) == size, f"{len(rows)} rows on a {size}x{size} board"
+    for row in rows:
+        assert len(row) == size
+        for x in row:
+            assert -1.0 <= float(x) <= 1.0
+
+
+def check_plist(body, size):
+    for v in body.split():
+        assert VERTEX.fullmatch(v)
+        parse_vertex(v, size)
+
+
+def check_param(body, size):
+    lines = body.strip().splitlines()
+    assert lines
+    for line in lines:
+        assert re.fullmatch(r"\[(string|bool|list/[^\]]*)\] \S+ \S+", line), f"bad param line {line!r}"
+
+
+CHECKS = {"gfx": check_gfx, "dboard": check_dboard, "plist": check_plist, "param": check_param,
+          "string": lambda body, size: None, "none": lambda body, size: None}
+
+
+def analyze_commands(ask, server):
+    body = ok(ask, server, "gogui-analyze_commands")
+    entries = [line.split("/", 2) for line in body.splitlines()]
+    assert entries and all(len(e) == 3 and all(e) for e in entries), body
+    return entries
+
+
+@pytest.mark.parametrize("moves", [[], ["b c3", "w c4", "b d4", "w b3"]], ids=["empty", "four moves"])
+def test_gogui_analyze_commands_run_and_answer_in_their_format(ask, make_server, moves):
+    server = make_server(size=5, playouts=60)
+    for m in moves:
+        ok(ask, server, f"play {m}")
+    entries = analyze_commands(ask, server)
+    kinds = {kind for kind, _, _ in entries}
+    assert {"gfx", "dboard", "param"} <= kinds
+    for kind, label, command in entries:
+        assert kind in CHECKS, f"unknown GoGui type {kind!r} ({label})"
+        assert "%" not in command, "commands needing arguments are not tested here"
+        body = ok(ask, server, command)
+        CHECKS[kind](body, 5)
+    assert len(server.game.moves) == len(moves), "an analyze command changed the game"
+
+
+def test_gfx_after_a_search_of_another_position_searches_afresh(ask, make_server):
+    server = make_server(size=5, playouts=60)
+    ok(ask, server, "simbal-gfx visits")
+    ok(ask, server, "play b c3")
+    body = ok(ask, server, "simbal-gfx visits")
+    labels = body.splitlines()[1].split()[1:]
+    assert "C3" not in labels[::2], "gfx shows an occupied point (stale search)"
+    var = ok(ask, server, "simbal-gfx pv").split()
+    assert var[1] == "W", "the principal variation must start with the side to move"
+
+
+def test_simbal_param_lists_and_sets(ask, make_server):
+    server = make_server(size=5)
+    listed = dict(line.split()[1:] for line in ok(ask, server, "simbal-param").splitlines())
+    assert set(listed) == {name for name, _, _ in PARAMS}
+    assert float(listed["uct_c"]) == dict((n, d) for n, d, _ in PARAMS)["uct_c"]
+    assert ok(ask, server, "simbal-param uct_c 0.85") == ""
+    assert ok(ask, server, "simbal-param rave 1") == ""
+    listed = dict(line.split()[1:] for line in ok(ask, server, "simbal-param").splitlines())
+    assert float(listed["uct_c"]) == 0.85 and float(listed["rave"]) == 1.0
+    assert server.engine.params()["uct_c"] == 0.85
+    before = server.engine.params()
+    for bad in ("simbal-param no_such_param 1", "simbal-param uct_c", "simbal-param uct_c abc",
+                "simbal-param uct_c nan", "simbal-param a b c"):
+        r = ask(server, bad)
+        assert not r.ok, bad
+    assert server.engine.params() == before
+    # The changed parameters are used: the search still runs and reports.
+    reports, _ = parse_stream(server.handle("lz-analyze b 10"), 5)
+    assert reports[0]

@@ -1,5 +1,21 @@
-"""Playout policies: feature sets, the softmax simulation policy, weight files, trainers.
+"""Playout policies: feature sets, the softmax simulation policy, weight files, baselines.
 
-The policy side of the architecture (features -> policy -> weights -> trainers).
-The engine reaches it through the compiled seam in policies/kernel.py only.
+The policy side of the architecture (features -> policy -> weights -> trainers).  The engine
+reaches the compiled code through the seam in policies/kernel.py only; this package's Python
+API is:
+
+- load_policy(spec, size, strict=False) -> Policy   ("uniform", "handcrafted" or a weight file)
+- default_policy_spec(size) -> str                   (the best shipped weights for the size)
+- policy_probabilities(b, c, pol) -> np.ndarray      (pi per point, for heat maps)
+- WeightFileError(ValueError), WeightFileWarning     (a file refused / used off its sizes)
+- warm_up() -> seconds                               (compile every policy kernel)
+
+Modules: features (feature sets, codes, symmetries, names, incremental update), softmax (the
+compiled softmax policy, sampling, psi), kernel (the engine seam), weights (the file format),
+builtin (uniform and handcrafted baselines), loader (the functions above), nrt (a numba
+speed helper).
 """
+from .loader import (default_policy_spec, load_policy, policy_from_theta,  # noqa: F401
+                     policy_probabilities, warm_up)
+from .weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
+                      write_weights)

@@ -2,35 +2,86 @@
 
 A policy is one `Policy` namedtuple of arrays whatever its kind, so every
 compiled caller (playouts, tree search, trainers) has a single signature and
-a single on-disk cache entry; `kind` selects the move generator inside.
+a single on-disk cache entry; `kind` selects the move generator inside:
 
-Two functions form the interface the engine uses:
+- UNIFORM: uniform over the legal moves that do not fill one's own eye
+  (engine/playout.py; its arrays are placeholders);
+- PATTERN3X3, SHAPE2X2: the softmax policy pi(s,a) ∝ exp(phi(s,a)·theta) over
+  that feature set (policies/softmax.py, policies/features.py).
+
+Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
+`theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
+step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
+pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld` (shape2x2 tables,
+see features.shape2x2_layout).  Build policies with policies.load_policy.
+
+Two functions form the interface the engine uses (and `playout_with_grad`, the same playout
+accumulating psi = grad log pi for the trainers):
 - `playout(b, c, rng, owner, pol)` plays the board out from `c` to move and
   returns the area score (Black minus White), leaving final owners in `owner`;
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
-  every empty point into `out` (the tree's progressive bias / unpruning order).
+  every empty point into `out` (the tree's progressive bias / unpruning order);
+  moves the policy never plays (illegal, simple ko, filling one's own eye) get
+  EXCLUDED_SCORE, a large finite negative number.
 """
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from engine.board import copy_board, copy_into
 from engine.playout import finish_uniform
 
-UNIFORM = 0
+from .features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
+from .softmax import EXCLUDED_SCORE, run_playout, scores  # noqa: F401
 
-Policy = namedtuple("Policy", "kind weights")
+Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld")
+
+
+def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None):
+    """A Policy with every field of the one compiled type (unused tables get placeholders)."""
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    return Policy(np.int64(kind), np.int64(size), theta, np.exp(np.clip(theta, -280.0, 280.0)),
+                  np.ascontiguousarray(pclass if pclass is not None else np.zeros((2, 1)), np.int16),
+                  np.ascontiguousarray(eye if eye is not None else np.zeros((2, 1)), np.int8),
+                  np.ascontiguousarray(sq_ld if sq_ld is not None else np.zeros((1, 81)), np.int32),
+                  np.ascontiguousarray(sq_li if sq_li is not None else np.zeros(81), np.int32),
+                  np.ascontiguousarray(pt_ld if pt_ld is not None else np.zeros(1), np.int32))
 
 
 def uniform_policy():
-    return Policy(np.int64(UNIFORM), np.zeros(1, dtype=np.float64))
+    return make_policy(UNIFORM, 0, np.zeros(0))
 
 
 @njit(cache=True, nogil=True)
 def playout(b, c, rng, owner, pol):
-    return finish_uniform(b, c, rng, owner)
+    if pol.kind == UNIFORM:
+        return finish_uniform(b, c, rng, owner)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), np.zeros(0, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def playout_with_grad(b, c, rng, owner, pol, grad):
+    """`playout` for the trainers (softmax kinds): the same moves for the same `rng` state, and
+    grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
+    (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
+    return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32))
 
 
 @njit(cache=True, nogil=True)
 def move_scores(b, c, pol, out):
-    out[:] = 0.0
+    scores(b, c, pol, out)
+
+
+@njit(cache=True, nogil=True)
+def run_playouts(b, c, n, rng, komi, pol):
+    """Run `n` playouts through the seam from `b` (unchanged), `c` to move; returns Black's
+    wins (score > komi).  The benchmark's loop, and a convenience for scripts."""
+    work = copy_board(b)
+    owner = np.zeros(b.color.shape[0], dtype=np.int8)
+    wins = 0
+    for _ in range(n):
+        copy_into(work, b)
+        if playout(work, c, rng, owner, pol) > komi:
+            wins += 1
+    return wins

@@ -1,0 +1,104 @@
+"""From a policy spec to a compiled `Policy`: built-in names or weight files; the default per
+board size; probabilities for display; compiling every kernel ahead of use (`warm_up`)."""
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .builtin import handcrafted_weights
+from .features import PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes, shape2x2_layout
+from .kernel import make_policy, uniform_policy
+from .softmax import probabilities
+from .weights import WeightFileError, feature_names, read_weights
+
+ROOT = Path(__file__).resolve().parent.parent
+WEIGHTS_DIR = ROOT / "weights"
+BUILTIN = ("uniform", "handcrafted")
+# Which shipped weights count as best, most preferred first (trainer names of the file names).
+TRAINER_PREFERENCE = ("twostep", "balance", "adjust", "reinforce", "apprentice", "handcrafted")
+
+
+def policy_from_theta(feature_set, theta, size):
+    """A softmax Policy over `feature_set` with weight vector `theta` (in the order of
+    weights.feature_names(feature_set, size)) for NxN boards."""
+    theta = np.asarray(theta, dtype=np.float64)
+    expected = len(feature_names(feature_set, size))
+    if theta.shape != (expected,):
+        raise ValueError(f"{feature_set} on {size}x{size} has {expected} weights, "
+                         f"not {theta.shape}")
+    _, eye, _ = pattern_tables()
+    if feature_set == "pattern3x3":
+        return make_policy(PATTERN3X3, 0, theta, playable_classes(), eye)
+    if feature_set == "shape2x2":
+        _, sq_ld, sq_li, pt_ld = shape2x2_layout(size)
+        return make_policy(SHAPE2X2, size, theta, pattern_tables()[0], eye, sq_ld, sq_li, pt_ld)
+    raise ValueError(f"unknown feature set {feature_set!r}")
+
+
+def load_policy(spec, size, strict=False):
+    """The Policy for `spec` on a `size` board: "uniform", "handcrafted", or the path of a weight
+    file.  A file made for other board sizes is used with a WeightFileWarning, or refused with
+    `strict`; any unusable file raises WeightFileError (nothing else changes)."""
+    if isinstance(spec, str) and spec in BUILTIN:
+        if spec == "uniform":
+            return uniform_policy()
+        names = feature_names("pattern3x3", size)
+        weights = handcrafted_weights()
+        return policy_from_theta("pattern3x3", [weights[n] for n in names], size)
+    path = Path(spec)
+    if not path.exists():
+        raise WeightFileError(f"{spec}: no such file (the built-in policies are "
+                              f"{', '.join(BUILTIN)})")
+    wf = read_weights(path)
+    return policy_from_theta(wf.feature_set, wf.theta(size, strict), size)
+
+
+def default_policy_spec(size):
+    """The best shipped weights for an NxN board: weights/<N>x<N>-<trainer>.json by
+    TRAINER_PREFERENCE, else the built-in "handcrafted"."""
+    for trainer in TRAINER_PREFERENCE:
+        path = WEIGHTS_DIR / f"{size}x{size}-{trainer}.json"
+        if path.exists():
+            return str(path)
+    return "handcrafted"
+
+
+def policy_probabilities(b, c, pol):
+    """pi(s, a) for colour `c` to move at every point of board `b` (0 for illegal moves and for
+    filling one's own eye, which playouts never play), as a float64 array of board length."""
+    out = np.zeros(b.color.shape[0])
+    probabilities(b, c, pol, out)
+    return out
+
+
+def warm_up():
+    """Compile (or load from numba's cache) every policy kernel by running it once on a small
+    board, for each kind of policy; returns the seconds it took."""
+    from engine.board import BLACK, new_board, play
+    from engine.rng import make_rng
+
+    from .kernel import move_scores, playout, playout_with_grad, run_playouts
+    from .softmax import psi, sample_moves
+
+    start = time.perf_counter()
+    size = 5
+    board = new_board(size)
+    play(board, 2 * (size + 2) + 2, BLACK)
+    rng = make_rng(1)
+    owner = np.zeros(board.color.shape[0], np.int8)
+    scores = np.zeros(board.color.shape[0])
+    counts = np.zeros(board.color.shape[0], np.int64)
+    shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", size))), size)
+    for pol in (uniform_policy(), load_policy("handcrafted", size), shape):
+        run_playouts(board, 2, 2, rng, 0.5, pol)
+        move_scores(board, 2, pol, scores)
+        policy_probabilities(board, 2, pol)
+        work = new_board(size)
+        playout(work, BLACK, rng, owner, pol)
+        if pol.kind != 0:
+            grad = np.zeros((2, pol.theta.shape[0]))
+            work = new_board(size)
+            playout_with_grad(work, BLACK, rng, owner, pol, grad)
+            psi(board, 2, pol, board.empties[0], grad, 1)
+            sample_moves(board, 2, pol, rng, counts, 2)
+    return time.perf_counter() - start

@@ -1,0 +1,574 @@
+"""The compiled softmax playout policy: move weights, exact sampling, and psi = grad log pi.
+
+pi(s, a) = exp(H(s, a)) / sum_b exp(H(s, b)) over the candidates b: the legal moves that do not
+fill the mover's own single-point eye (pass only when there is none).  H = phi(s, a)^T theta
+splits into a *local* part (3x3 pattern and tactics, or 2x2 shapes: a function of a's
+neighbourhood) and a *context* part (distance to the last two moves; simple ko):
+
+- local weights exp(local H) are kept per point and per colour in a `PlayState`, updated
+  only at the points `features.play_and_mark` lists after each move, with per-row sums
+  (recomputed exactly, only for the rows holding a changed point);
+- the context is applied at sampling time as factors on the dozen points near the last two
+  moves (and 0 on a ko point), whose rows alone get re-summed.
+
+So a draw touches a few rows and never rescans the board, yet is exact: it draws from the
+normalised products (up to floating-point rounding; local H is clamped to +-LOG_CLAMP so that
+sums cannot overflow).  The same state and the same feature functions give the trainers
+phi(s, a) and psi(s, a) = phi(s, a) - sum_b pi(s, b) phi(s, b), accumulated along a playout
+by `run_playout` when asked.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from engine.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
+                          M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
+from engine.playout import move_cap
+from engine.rng import rand_float
+
+from .nrt import borrow
+from .features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
+                       WINDOW_BUCKET, WINDOW_DR, coulom_distance, fill_codes, pattern3x3_context,
+                       pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
+                       scan, shape2x2_local)
+
+LOG_CLAMP = 280.0           # |local H| beyond this is clamped (exp stays far from overflow)
+W_MAX = np.exp(LOG_CLAMP)
+W_MIN = np.exp(-LOG_CLAMP)
+EXCLUDED_SCORE = -1000.0    # H reported for moves the policy never plays (illegal, own eye)
+MISC_NDIRTY, MISC_DSTAMP, MISC_NCTX, MISC_CSTAMP, MISC_SQSTAMP = range(5)
+
+# Per-playout state.  code: 3x3 codes; wt[c-1, p]: local weight of c playing p (0: not a
+# candidate); tact[c-1, p]: (pattern3x3) its factor from the tactical and line features, so
+# that a pattern change alone costs one lookup; rows[c-1, r]: sum of wt over row r (kept by
+# differences), rowmax its largest value since last summed (see CANCEL_GUARD); fac: context factors (1 except near the last moves while a move is drawn);
+# dirty/dmark/dfull/wmark: points to re-evaluate after a move, fully or for their pattern only
+# (and the chains walked to find them); ctx: the points with a context factor; rowflag/rowadj:
+# rows whose sum the context changes, and their new sums; fidx/fval: one move's features;
+# done: scratch for shape2x2; rowof/line: each point's row and line (features.point_tables);
+# misc: counters (MISC_*).
+PlayState = namedtuple("PlayState", "code wt tact rows rowmax fac dirty dmark dfull wmark ctx "
+                                    "rowflag rowadj fidx fval done rowof line misc")
+
+
+@njit(cache=True, nogil=True)
+def new_state(b, pol, weights):
+    """A state for board `b`; with `weights`, every point's local weights and the row sums."""
+    npts = b.color.shape[0]
+    w = b.meta[M_WIDTH]
+    n = b.meta[M_SIZE]
+    if pol.kind == SHAPE2X2 and n != pol.size:
+        raise ValueError("shape2x2 policy built for another board size")
+    fmax = 32 if pol.kind != SHAPE2X2 else 18 * npts + 32
+    st = PlayState(np.zeros(npts, np.int32), np.zeros((2, npts)), np.zeros((2, npts)),
+                   np.zeros((2, w)), np.zeros((2, w)), np.ones(npts), np.empty(npts, np.int32),
+                   np.zeros(npts, np.int32), np.ones(npts, np.int8), np.zeros(npts, np.int32),
+                   np.empty(64, np.int32), np.zeros(w, np.int8), np.zeros(w),
+                   np.empty(fmax, np.int32), np.ones(fmax), np.zeros(npts, np.int32),
+                   np.empty(npts, np.int32), np.empty(npts, np.int32), np.zeros(8, np.int64))
+    point_tables(n, w, st.rowof, st.line)
+    fill_codes(b, st.code)
+    if weights:
+        dirty = st.dirty
+        dfull = st.dfull
+        for r in range(1, n + 1):
+            for c in range(1, n + 1):
+                dirty[(r - 1) * n + c - 1] = r * w + c
+                dfull[r * w + c] = 1
+        refresh(b, st, pol, n * n)
+        st.rowflag[:] = 1
+        _sum_rows(st.wt, st.rows, st.rowflag, n, w)  # exact sums to start from
+        st.rowmax[:] = st.rows
+    return st
+
+
+# Speed notes.  numba reference-counts every array it takes out of a namedtuple (Board,
+# PlayState, Policy), with atomic operations that cost more than the work done here, each time
+# a field is read inside a loop or an inlined helper.  So the hot functions below take plain
+# arrays and are inlined into their callers, which read every field once, on entry.
+
+@njit(cache=True, nogil=True)
+def local_features(b, st, pol, p, c, sc):
+    """Local features of c at empty p into st.fidx/st.fval (count, or -1: not a candidate)."""
+    if pol.kind == PATTERN3X3:
+        return pattern3x3_local(b.color, b.head, b.libs, b.nxt, b.meta[M_WIDTH], st.line,
+                                pol.pclass, st.code[p], p, c, sc, st.fidx)
+    st.misc[MISC_SQSTAMP] += 1
+    return shape2x2_local(b, pol, st.code[p], p, c, sc, st.fidx, st.fval, st.done,
+                          st.misc[MISC_SQSTAMP])
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta, pclass, p,
+             full):
+    """pattern3x3: both colours' local weights at point p, exp(theta of the pattern class) times
+    the tactical factor, itself recomputed only if `full` (binary features: products of
+    exp(theta))."""
+    if color[p] != EMPTY:
+        wt[0, p] = 0.0
+        wt[1, p] = 0.0
+        return
+    if full:
+        sc = scan(color, head, libs, csize, w, p)
+    for c in (1, 2):
+        ci = c - 1
+        if full:
+            k = pattern3x3_tactics(color, head, libs, nxt, w, line, p, c, sc, fidx, 0)
+            x = 0.0
+            if k >= 0:
+                x = 1.0
+                for j in range(k):
+                    x *= etheta[fidx[j]]
+            tact[ci, p] = x
+        cls = pclass[ci, code[p]]
+        x = 0.0
+        if cls >= 0 and tact[ci, p] > 0.0:
+            x = min(max(etheta[cls] * tact[ci, p], W_MIN), W_MAX)
+        wt[ci, p] = x
+
+
+@njit(cache=True, nogil=True)
+def _eval_general(b, st, pol, p):
+    """Any softmax kind: both colours' local weights at point p, exp(sum of value * theta)."""
+    wt = borrow(st.wt)
+    if b.color[p] != EMPTY:
+        wt[0, p] = 0.0
+        wt[1, p] = 0.0
+        return
+    sc = scan(b.color, b.head, b.libs, b.csize, b.meta[M_WIDTH], p)
+    fidx = borrow(st.fidx)
+    fval = borrow(st.fval)
+    theta = borrow(pol.theta)
+    for c in (1, 2):
+        k = local_features(b, st, pol, p, c, sc)
+        x = 0.0
+        if k >= 0:
+            h = 0.0
+            for j in range(k):
+                h += fval[j] * theta[fidx[j]]
+            x = np.exp(min(max(h, -LOG_CLAMP), LOG_CLAMP))
+        wt[c - 1, p] = x
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _sum_rows(wt, rows, rowflag, n, w):
+    """Re-sum both colours' rows flagged in `rowflag` (clearing the flags)."""
+    for r in range(1, n + 1):
+        if rowflag[r] != 0:
+            rowflag[r] = 0
+            s0 = 0.0
+            s1 = 0.0
+            base = r * w
+            for q in range(base + 1, base + n + 1):
+                s0 += wt[0, q]
+                s1 += wt[1, q]
+            rows[0, r] = s0
+            rows[1, r] = s1
+
+
+# Row sums are kept by adding differences.  Their rounding error stays below a few ulps of the
+# largest value the sum held since it was last summed from its points (rowmax); once the sum
+# falls below CANCEL_GUARD of that (large weights left the row), it is summed afresh, so its
+# relative error stays below about 1e-16 / CANCEL_GUARD per update.
+CANCEL_GUARD = 1e-6
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _row_delta(wt, rows, rowmax, n, w, r, p, old0, old1):
+    """Point p (row r) changed weights from (old0, old1): update both colours' row sums."""
+    for k in range(2):
+        d = wt[k, p] - (old0 if k == 0 else old1)
+        if d != 0.0:
+            after = rows[k, r] + d
+            top = rowmax[k, r]
+            if after <= CANCEL_GUARD * top:
+                after = 0.0
+                base = r * w
+                for q in range(base + 1, base + n + 1):
+                    after += wt[k, q]
+                rowmax[k, r] = after
+            elif after > top:
+                rowmax[k, r] = after
+            rows[k, r] = after
+
+
+@njit(cache=True, nogil=True)
+def refresh(b, st, pol, nd):
+    """Re-evaluate both colours' local weights at st.dirty[:nd], updating their row sums."""
+    color = borrow(b.color)
+    head = borrow(b.head)
+    libs = borrow(b.libs)
+    csize = borrow(b.csize)
+    nxt = borrow(b.nxt)
+    n = b.meta[M_SIZE]
+    w = b.meta[M_WIDTH]
+    code = borrow(st.code)
+    wt = borrow(st.wt)
+    dirty = borrow(st.dirty)
+    fidx = borrow(st.fidx)
+    etheta = borrow(pol.etheta)
+    pclass = borrow(pol.pclass)
+    rowof = borrow(st.rowof)
+    line = borrow(st.line)
+    tact = borrow(st.tact)
+    dfull = borrow(st.dfull)
+    rows = borrow(st.rows)
+    rowmax = borrow(st.rowmax)
+    p3 = pol.kind == PATTERN3X3
+    for i in range(nd):
+        p = dirty[i]
+        old0 = wt[0, p]
+        old1 = wt[1, p]
+        if p3:
+            _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta, pclass,
+                     p, dfull[p])
+        else:
+            _eval_general(b, st, pol, p)
+        _row_delta(wt, rows, rowmax, n, w, rowof[p], p, old0, old1)
+
+
+@njit(cache=True, nogil=True)
+def advance(b, st, pol, p, c):
+    """Play c at p (a candidate, or PASS) and bring the state up to date; returns captures."""
+    misc = st.misc
+    misc[MISC_NDIRTY] = 0
+    misc[MISC_DSTAMP] += 1
+    captured = play_and_mark(b, b.color, b.head, b.libs, b.nxt, b.meta[M_WIDTH], st.code,
+                             st.dirty, st.dmark, st.dfull, st.wmark, misc, pol.kind == SHAPE2X2,
+                             p, c)
+    refresh(b, st, pol, misc[MISC_NDIRTY])
+    return captured
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3, misc, c):
+    """See begin_move."""
+    w = meta[M_WIDTH]
+    n = meta[M_SIZE]
+    ci = c - 1
+    nctx = 0
+    # Context factors.  A point enters `ctx` when its factor first leaves 1 (a factor of exactly
+    # 1 changes nothing, so such points may stay out).
+    if p3:
+        for which in range(2):
+            last = meta[M_LAST] if which == 0 else meta[M_LAST2]
+            off = LAST_OFF if which == 0 else LAST2_OFF
+            if last < 0 or (etheta[off] == 1.0 and etheta[off + 1] == 1.0
+                            and etheta[off + 2] == 1.0):
+                continue
+            for k in range(WINDOW_DR.shape[0]):
+                q = last + WINDOW_DR[k] * w + WINDOW_DC[k]
+                if 0 <= q < npts and wt[ci, q] > 0.0:
+                    f = etheta[off + WINDOW_BUCKET[k]]
+                    if f != 1.0:
+                        if fac[q] == 1.0:
+                            ctx[nctx] = q
+                            nctx += 1
+                        fac[q] *= f
+    ko = meta[M_KO]
+    if ko >= 0 and meta[M_KO_COLOR] == c and wt[ci, ko] > 0.0:
+        listed = False
+        for i in range(nctx):
+            listed = listed or ctx[i] == ko
+        if not listed:
+            ctx[nctx] = ko
+            nctx += 1
+        fac[ko] = 0.0
+    misc[MISC_NCTX] = nctx
+    # Rows holding context points: their sums plus the changes, re-summed exactly if the
+    # changes cancel most of the row (CANCEL_GUARD).
+    for i in range(nctx):
+        q = ctx[i]
+        r = rowof[q]
+        if rowflag[r] == 0:
+            rowflag[r] = 1
+            rowadj[r] = rows[ci, r]
+        rowadj[r] += wt[ci, q] * (fac[q] - 1.0)
+    for i in range(nctx):
+        r = rowof[ctx[i]]
+        if rowflag[r] == 1:
+            rowflag[r] = 2
+            if rowadj[r] <= CANCEL_GUARD * rows[ci, r]:
+                s = 0.0
+                base = r * w
+                for q in range(base + 1, base + n + 1):
+                    s += wt[ci, q] * fac[q]
+                rowadj[r] = s
+    total = 0.0
+    for r in range(1, n + 1):
+        total += rowadj[r] if rowflag[r] != 0 else rows[ci, r]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def begin_move(b, st, pol, c):
+    """Apply the context of c's move (distance factors, ko) and return the total weight of c's
+    candidates (0: c must pass).  Pair with `end_move`."""
+    return _begin(b.meta, b.color.shape[0], st.rowof, st.wt, st.fac, st.ctx, st.rowflag,
+                  st.rowadj, st.rows, pol.etheta, pol.kind == PATTERN3X3, st.misc, c)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _end(rowof, ctx, fac, rowflag, misc):
+    for i in range(misc[MISC_NCTX]):
+        q = ctx[i]
+        fac[q] = 1.0
+        rowflag[rowof[q]] = 0
+    misc[MISC_NCTX] = 0
+
+
+@njit(cache=True, nogil=True)
+def end_move(b, st):
+    """Undo `begin_move`'s context factors."""
+    _end(st.rowof, st.ctx, st.fac, st.rowflag, st.misc)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, u):
+    ci = c - 1
+    x = u * total
+    row = -1
+    for r in range(1, n + 1):
+        s = rowadj[r] if rowflag[r] != 0 else rows[ci, r]
+        if s > 0.0:
+            row = r
+            if x < s:
+                break
+            x -= s
+    if row < 0:
+        return PASS
+    base = row * w
+    best = PASS
+    for q in range(base + 1, base + n + 1):
+        y = wt[ci, q] * fac[q]
+        if y > 0.0:
+            best = q
+            if x < y:
+                return q
+            x -= y
+    return best
+
+
+@njit(cache=True, nogil=True)
+def draw(b, st, c, total, u):
+    """The candidate at cumulative weight u*total (u uniform in [0, 1)), inside begin/end_move:
+    first the row, then the point.  Rounding can leave u past the last weight: the last
+    positive one is taken."""
+    return _draw(b.meta[M_SIZE], b.meta[M_WIDTH], st.rowflag, st.rowadj, st.rows, st.wt, st.fac,
+                 c, total, u)
+
+
+@njit(cache=True, nogil=True)
+def move_features(b, st, pol, p, c):
+    """phi(s, p) for c into st.fidx/st.fval: local and context features, or the pass feature
+    for PASS; returns the count (-1: p is not a candidate, ko aside)."""
+    if p == PASS:
+        if pol.kind == PATTERN3X3:
+            st.fidx[0] = PASS_OFF
+            st.fval[0] = 1.0
+            return 1
+        return 0
+    k = local_features(b, st, pol, p, c,
+                       scan(b.color, b.head, b.libs, b.csize, b.meta[M_WIDTH], p))
+    if k > 0 and pol.kind == PATTERN3X3:
+        k = pattern3x3_context(b.meta, p, st.fidx, k)
+        st.fval[:k] = 1.0
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _add_features(fidx, fval, k, grad, gi, scale):
+    for i in range(k):
+        grad[gi, fidx[i]] += scale * fval[i]
+
+
+@njit(cache=True, nogil=True)
+def add_psi(b, st, pol, c, total, a, grad, gi):
+    """grad[gi] += psi(s, a) = phi(s, a) - sum_p pi(s, p) phi(s, p), inside begin/end_move."""
+    ci = c - 1
+    empties = borrow(b.empties)
+    wt = borrow(st.wt)
+    fac = borrow(st.fac)
+    fidx = borrow(st.fidx)
+    fval = borrow(st.fval)
+    for i in range(b.meta[M_NEMPTY]):
+        p = empties[i]
+        y = wt[ci, p] * fac[p]
+        if y > 0.0:
+            _add_features(fidx, fval, move_features(b, st, pol, p, c), grad, gi, -y / total)
+    _add_features(fidx, fval, move_features(b, st, pol, a, c), grad, gi, 1.0)
+
+
+@njit(cache=True, nogil=True)
+def run_playout(b, c, rng, owner, pol, grad, moves):
+    """Play `b` out with the softmax policy from c to move (two passes or move_cap), return the
+    area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
+    grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
+    recorded in `moves`.  The draws do not depend on either, so a seed gives the same game."""
+    st = new_state(b, pol, True)
+    color = borrow(b.color)
+    head = borrow(b.head)
+    libs = borrow(b.libs)
+    csize = borrow(b.csize)
+    nxt = borrow(b.nxt)
+    meta = borrow(b.meta)
+    npts = color.shape[0]
+    n = meta[M_SIZE]
+    w = meta[M_WIDTH]
+    code = borrow(st.code)
+    wt = borrow(st.wt)
+    rows = borrow(st.rows)
+    rowmax = borrow(st.rowmax)
+    fac = borrow(st.fac)
+    dirty = borrow(st.dirty)
+    dmark = borrow(st.dmark)
+    dfull = borrow(st.dfull)
+    wmark = borrow(st.wmark)
+    tact = borrow(st.tact)
+    ctx = borrow(st.ctx)
+    rowflag = borrow(st.rowflag)
+    rowadj = borrow(st.rowadj)
+    fidx = borrow(st.fidx)
+    misc = borrow(st.misc)
+    etheta = borrow(pol.etheta)
+    pclass = borrow(pol.pclass)
+    rowof = borrow(st.rowof)
+    line = borrow(st.line)
+    p3 = pol.kind == PATTERN3X3
+    shape = pol.kind == SHAPE2X2
+    want_grad = grad.shape[1] > 0
+    nrec = moves.shape[0]
+    cap = move_cap(b)
+    t = 0
+    while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
+        total = _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3, misc, c)
+        p = PASS
+        if total > 0.0:
+            p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
+            if want_grad:
+                add_psi(b, st, pol, c, total, p, grad, c - 1)
+        _end(rowof, ctx, fac, rowflag, misc)
+        if t < nrec:
+            moves[t] = p
+        t += 1
+        misc[MISC_NDIRTY] = 0
+        misc[MISC_DSTAMP] += 1
+        play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc, shape,
+                      p, c)
+        if p3:
+            for i in range(misc[MISC_NDIRTY]):
+                q = dirty[i]
+                old0 = wt[0, q]
+                old1 = wt[1, q]
+                _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta,
+                         pclass, q, dfull[q])
+                _row_delta(wt, rows, rowmax, n, w, rowof[q], q, old0, old1)
+        else:
+            refresh(b, st, pol, misc[MISC_NDIRTY])
+        c = 3 - c
+    return area_score(b, owner)
+
+
+@njit(cache=True, nogil=True)
+def _uniform_candidate(b, p, c):
+    return not is_eye(b, p, c) and is_legal(b, p, c)
+
+
+@njit(cache=True, nogil=True)
+def probabilities(b, c, pol, out):
+    """out[p] = pi(s, p) for c to move (0 for every non-candidate); returns the number of
+    candidates."""
+    out[:] = 0.0
+    count = 0
+    empties = borrow(b.empties)
+    if pol.kind == UNIFORM:
+        for i in range(b.meta[M_NEMPTY]):
+            p = empties[i]
+            if _uniform_candidate(b, p, c):
+                out[p] = 1.0
+                count += 1
+        if count > 0:
+            out /= count
+        return count
+    st = new_state(b, pol, True)
+    wt = borrow(st.wt)
+    fac = borrow(st.fac)
+    total = begin_move(b, st, pol, c)
+    if total > 0.0:
+        for i in range(b.meta[M_NEMPTY]):
+            p = empties[i]
+            y = wt[c - 1, p] * fac[p]
+            if y > 0.0:
+                out[p] = y / total
+                count += 1
+    end_move(b, st)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def scores(b, c, pol, out):
+    """out[p] = H(s, p) for every empty p, EXCLUDED_SCORE for non-candidates (illegal, ko, own
+    eye); other entries untouched."""
+    ko = b.meta[M_KO] if b.meta[M_KO_COLOR] == c else -1
+    empties = borrow(b.empties)
+    if pol.kind == UNIFORM:
+        for i in range(b.meta[M_NEMPTY]):
+            p = empties[i]
+            out[p] = 0.0 if _uniform_candidate(b, p, c) else EXCLUDED_SCORE
+        return
+    st = new_state(b, pol, False)
+    fidx = borrow(st.fidx)
+    fval = borrow(st.fval)
+    theta = borrow(pol.theta)
+    for i in range(b.meta[M_NEMPTY]):
+        p = empties[i]
+        n = move_features(b, st, pol, p, c)
+        if n < 0 or p == ko:
+            out[p] = EXCLUDED_SCORE
+        else:
+            h = 0.0
+            for k in range(n):
+                h += fval[k] * theta[fidx[k]]
+            out[p] = h
+
+
+@njit(cache=True, nogil=True)
+def psi(b, c, pol, a, grad, gi):
+    """grad[gi] += psi(s, a) for c to move; returns log pi(s, a) (-inf if a is not a candidate:
+    then grad is unchanged; 0 when c has no candidate and a is PASS)."""
+    if pol.kind == UNIFORM:
+        return np.nan
+    st = new_state(b, pol, True)
+    total = begin_move(b, st, pol, c)
+    result = -np.inf
+    if total <= 0.0:
+        result = 0.0 if a == PASS else -np.inf
+    elif a != PASS and b.color[a] == EMPTY:
+        y = st.wt[c - 1, a] * st.fac[a]
+        if y > 0.0:
+            result = np.log(y / total)
+            add_psi(b, st, pol, c, total, a, grad, gi)
+    end_move(b, st)
+    return result
+
+
+@njit(cache=True, nogil=True)
+def sample_moves(b, c, pol, rng, counts, n):
+    """Draw n moves for c from the position (unchanged) and count them in counts[p] (the
+    sampler's own test)."""
+    st = new_state(b, pol, True)
+    total = begin_move(b, st, pol, c)
+    if total > 0.0:
+        for _ in range(n):
+            counts[draw(b, st, c, total, rand_float(rng))] += 1
+    end_move(b, st)
+
+
+@njit(cache=True, nogil=True)
+def sync_theta(pol):
+    """After changing pol.theta in place (a trainer's step): refresh the derived exp(theta)."""
+    theta = pol.theta
+    etheta = pol.etheta
+    for i in range(theta.shape[0]):
+        etheta[i] = np.exp(min(max(theta[i], -LOG_CLAMP), LOG_CLAMP))

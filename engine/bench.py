@@ -24,19 +24,47 @@ MARK_START = "<!-- simbal-bench:start -->"
 MARK_END = "<!-- simbal-bench:end -->"
 
 
-def playout_rate(size, seconds=2.0, repeats=3, seed=1):
-    """Uniform playouts per second on an empty `size` board (best of `repeats`)."""
+def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None):
+    """Playouts per second on an empty `size` board (best of `repeats`): uniform ones
+    (engine/playout.py), or through the policy seam with `policy` (a policies.kernel.Policy)."""
     board = new_board(size)
     rng = make_rng(seed)
-    uniform_playouts(board, BLACK, 10, rng, 7.5)  # compile / load outside the timing
+    if policy is None:
+        def batch(n):
+            return uniform_playouts(board, BLACK, n, rng, 7.5)
+    else:
+        from policies.kernel import run_playouts
+
+        def batch(n):
+            return run_playouts(board, BLACK, n, rng, 7.5, policy)
+    batch(10)  # compile / load outside the timing
+    step = 500 if policy is None else 100
     best = 0.0
     for _ in range(repeats):
         n, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds / repeats:
-            uniform_playouts(board, BLACK, 500, rng, 7.5)
-            n += 500
+            batch(step)
+            n += step
         best = max(best, n / (time.perf_counter() - start))
     return best
+
+
+def policy_rates(seconds):
+    """The softmax playout policies' speeds: pattern3x3 with the default (shipped) weights, and
+    shape2x2 (all weights 0: none are trained yet; the work per move does not depend on them)."""
+    import numpy as np
+
+    from policies import default_policy_spec, load_policy, policy_from_theta
+    from policies.weights import feature_names
+
+    shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
+    return {
+        "pattern3x3_9x9_playouts_per_s":
+            round(playout_rate(9, seconds, policy=load_policy(default_policy_spec(9), 9))),
+        "pattern3x3_19x19_playouts_per_s":
+            round(playout_rate(19, seconds, policy=load_policy(default_policy_spec(19), 19))),
+        "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
+    }
 
 
 def search_rate(size, threads, seconds=2.0, repeats=3):
@@ -76,6 +104,7 @@ def run(quick=False):
     figures = {
         "uniform_9x9_playouts_per_s": round(playout_rate(9, seconds)),
         "uniform_19x19_playouts_per_s": round(playout_rate(19, seconds)),
+        **policy_rates(seconds),
         "search_9x9_playouts_per_s": round(search_rate(9, 1, seconds)),
         "search_9x9_2threads_playouts_per_s": round(search_rate(9, 2, seconds)),
     }

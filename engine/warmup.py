@@ -7,6 +7,8 @@ all board sizes share one signature.
 import sys
 import time
 
+from policies import warm_up as warm_up_policies
+
 from .board import BLACK
 from .player import Engine, Settings
 
@@ -20,6 +22,7 @@ def warm_up():
         engine.game.play(engine.game.to_play, engine.genmove(engine.game.to_play))
     engine.final_score()
     engine.genmove(BLACK, cleanup=True)
+    warm_up_policies()
     return time.perf_counter() - start
 
 

@@ -33,6 +33,7 @@ from engine.board import copy_board, copy_into
 from engine.playout import finish_uniform
 
 from .features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
+from .nrt import borrow, borrowed_board
 from .softmax import EXCLUDED_SCORE, run_playout, scores  # noqa: F401
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld")
@@ -56,7 +57,7 @@ def uniform_policy():
 @njit(cache=True, nogil=True)
 def playout(b, c, rng, owner, pol):
     if pol.kind == UNIFORM:
-        return finish_uniform(b, c, rng, owner)
+        return finish_uniform(borrowed_board(b), c, rng, borrow(owner))
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), np.zeros(0, np.int32))
 
 

@@ -9,8 +9,11 @@ returns the same array without a meminfo, for which numba's incref/decref
 return at once.  Use it only on arrays that outlive the view: take views on
 function entry of arrays the caller owns, never return or store them.
 """
+from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from engine.board import Board
 
 
 @intrinsic
@@ -25,3 +28,11 @@ def borrow(typingctx, arr):
         dst.parent = cgutils.get_null_value(dst.parent.type)
         return dst._getvalue()
     return arr(arr), codegen
+
+
+@njit(cache=True, nogil=True, inline='always')
+def borrowed_board(b):
+    """The board `b` with borrowed arrays: engine code run on it (play, area_score, ...) skips
+    the atomic reference counting too (about a third of `play`'s time).  Same rules as borrow."""
+    return Board(borrow(b.color), borrow(b.head), borrow(b.nxt), borrow(b.libs), borrow(b.csize),
+                 borrow(b.empties), borrow(b.epos), borrow(b.mark), borrow(b.meta), borrow(b.zob))

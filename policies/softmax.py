@@ -27,7 +27,7 @@ from engine.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MO
 from engine.playout import move_cap
 from engine.rng import rand_float
 
-from .nrt import borrow
+from .nrt import borrow, borrowed_board
 from .features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
                        WINDOW_BUCKET, WINDOW_DR, coulom_distance, fill_codes, pattern3x3_context,
                        pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
@@ -406,6 +406,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
     recorded in `moves`.  The draws do not depend on either, so a seed gives the same game."""
+    b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
     head = borrow(b.head)

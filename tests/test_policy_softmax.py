@@ -265,3 +265,20 @@ def test_handcrafted_prefers_capture_then_escape():
         probs = policy_probabilities(b, mover, pol)
         rest = np.delete(probs, [capture, escape])
         assert probs[capture] > 0.5 and probs[capture] > probs[escape] > 5 * rest.max()
+
+
+def test_uniform_through_the_seam_is_the_engines_uniform_playout():
+    """kernel.playout runs engine.playout.finish_uniform on a borrowed view of the board
+    (policies/nrt.py): the same game, the same owners, the board itself updated."""
+    from engine.board import area_owner
+    from engine.playout import finish_uniform
+    for seed in range(5):
+        b1, c = replayed(9, seed, 10)
+        b2 = copy_board(b1)
+        o1 = np.zeros(b1.color.shape[0], np.int8)
+        o2 = np.zeros_like(o1)
+        s1 = playout(b1, c, make_rng(seed), o1, uniform_policy())
+        s2 = finish_uniform(b2, c, make_rng(seed), o2)
+        assert s1 == s2 and np.array_equal(b1.color, b2.color) and np.array_equal(o1, o2)
+        area_owner(b1, o2)
+        assert np.array_equal(o1, o2)

@@ -8,7 +8,7 @@ moves of one tier are equally likely (the "random" of MoGo's rules).  Two soft a
 that MoGo's successors (and Pachi, Fuego) use: large self-ataris are avoided, and moves next
 to the last move are preferred a little (MoGo looks for its patterns around the last move
 only).  These are the engine's default weights until trained ones exist; they are shipped
-as weights/<N>x<N>-handcrafted.json (see `write_shipped`).
+as weights/<N>x<N>-handcrafted.json (`python -m policies write-shipped`).
 """
 import numpy as np
 
@@ -87,13 +87,7 @@ def write_shipped(directory):
     paths = []
     for n in SHIPPED_SIZES:
         path = Path(directory) / f"{n}x{n}-handcrafted.json"
-        write_weights(path, "pattern3x3", [n], handcrafted_weights(), HANDCRAFTED_PROVENANCE,
-                      date="2024-01-01")
+        write_weights(path, "pattern3x3", [n], handcrafted_weights(), HANDCRAFTED_PROVENANCE)
         paths.append(path)
     return paths
 
-
-if __name__ == "__main__":
-    import sys
-    for p in write_shipped(sys.argv[1] if len(sys.argv) > 1 else "weights"):
-        print(p)

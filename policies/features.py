@@ -869,6 +869,3 @@ def main(argv=None):
               f"(location-independent 1x1 {c['li1x1']}, 2x2 {c['li2x2']}; "
               f"location-dependent 1x1 {c['ld1x1']}, 2x2 {c['ld2x2']})")
 
-
-if __name__ == "__main__":
-    main()

@@ -257,15 +257,16 @@ def _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3, m
             if last < 0 or (etheta[off] == 1.0 and etheta[off + 1] == 1.0
                             and etheta[off + 2] == 1.0):
                 continue
+            # Branch-free (the branches were unpredictable): points off the array are
+            # clamped onto a border point, whose weight is 0, and multiplied by 1.
             for k in range(WINDOW_DR.shape[0]):
                 q = last + WINDOW_DR[k] * w + WINDOW_DC[k]
-                if 0 <= q < npts and wt[ci, q] > 0.0:
-                    f = etheta[off + WINDOW_BUCKET[k]]
-                    if f != 1.0:
-                        if fac[q] == 1.0:
-                            ctx[nctx] = q
-                            nctx += 1
-                        fac[q] *= f
+                qc = min(max(q, 0), npts - 1)
+                f = etheta[off + WINDOW_BUCKET[k]]
+                take = (q == qc) & (wt[ci, qc] > 0.0) & (f != 1.0)
+                ctx[nctx] = qc
+                nctx += take & (fac[qc] == 1.0)
+                fac[qc] *= 1.0 + take * (f - 1.0)
     ko = meta[M_KO]
     if ko >= 0 and meta[M_KO_COLOR] == c and wt[ci, ko] > 0.0:
         listed = False

@@ -10,6 +10,8 @@ to the last move are preferred a little (MoGo looks for its patterns around the 
 only).  These are the engine's default weights until trained ones exist; they are shipped
 as weights/<N>x<N>-handcrafted.json (`python -m policies write-shipped`).
 """
+from functools import lru_cache
+
 import numpy as np
 
 from .features import pattern3x3_names, pattern_match_mask, pattern_tables
@@ -55,6 +57,7 @@ HANDCRAFTED_PROVENANCE = {
 }
 
 
+@lru_cache(maxsize=None)
 def mogo_classes():
     """Indices of the pattern3x3 classes that match a MoGo pattern (for either colour)."""
     _, _, class_codes = pattern_tables()

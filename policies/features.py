@@ -361,10 +361,14 @@ def pattern3x3_tactics(color, head, libs, nxt, w, line, p, c, sc, fidx, k):
     arrays, width w, `line` from point_tables), whose `scan` is `sc`; returns the new count,
     or -1 if the move is illegal (suicide; simple ko is context, not seen here)."""
     ne = sc[0]
+    # sc: (empty, Black's and White's: atari stones, 2-liberty chains, 2+ liberty chains,
+    # stones, most liberties), read as own / opponent.
     if c == BLACK:
-        capture, own_atari, opp_two, own_ok, own_size, own_max = sc[2], sc[1], sc[4], sc[5], sc[7], sc[9]
+        capture, own_atari, opp_two, own_ok = sc[2], sc[1], sc[4], sc[5]
+        own_size, own_max = sc[7], sc[9]
     else:
-        capture, own_atari, opp_two, own_ok, own_size, own_max = sc[1], sc[2], sc[3], sc[6], sc[8], sc[10]
+        capture, own_atari, opp_two, own_ok = sc[1], sc[2], sc[3], sc[6]
+        own_size, own_max = sc[8], sc[10]
     if ne == 0 and capture == 0 and own_ok == 0:
         return -1
     if capture > 0:
@@ -433,7 +437,9 @@ def pattern3x3_context(meta, p, fidx, k):
 # shape2x2
 # ---------------------------------------------------------------------------------------------
 SHAPE2X2_VERSION = 1
-POW3 = (1, 3, 9, 27)  # a 2x2 square's cells: 0 = bottom-left, 1 = bottom-right, 2 = top-left, 3 = top-right
+# A 2x2 square's cells: 0 = bottom-left, 1 = bottom-right, 2 = top-left, 3 = top-right; its
+# configuration is sum(colour * 3**cell).
+POW3 = (1, 3, 9, 27)
 _CELLS = ((0, 0), (0, 1), (1, 0), (1, 1))  # (row, col) within the square
 
 
@@ -537,7 +543,8 @@ def shape2x2_layout(size):
     # ld1x1: orbits of (point, stone colour); a white stone is a black one's inverse.
     points = [(r, c) for r in range(n) for c in range(n)]
     pt_map, pt_reps = _orbits([(r, c, k) for r, c in points for k in (1, 2)],
-                              lambda it: [(*_board_sym(s, n, it[0], it[1]), it[2]) for s in SYMMETRIES],
+                              lambda it: [(*_board_sym(s, n, it[0], it[1]), it[2])
+                                          for s in SYMMETRIES],
                               lambda it: (it[0], it[1], 2))
     base = len(names)
     names += [f"ld1x1:r{r + 1}c{c + 1}" for r, c, _ in pt_reps]
@@ -843,7 +850,8 @@ def play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark
                     if color[q] == c and libs[head[q]] - captured <= TACTICAL_LIBS:
                         _mark_liberties(color, nxt, w, head[q], dirty, dmark, dfull, wmark, misc)
                 if near_atari:
-                    _mark_atari_nearby(color, head, libs, nxt, w, s, dirty, dmark, dfull, wmark, misc)
+                    _mark_atari_nearby(color, head, libs, nxt, w, s, dirty, dmark, dfull, wmark,
+                                       misc)
                 s = nxt[s]
                 if s == h:
                     break

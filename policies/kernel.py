@@ -12,8 +12,8 @@ a single on-disk cache entry; `kind` selects the move generator inside:
 Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 `theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
 step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
-pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld` (shape2x2 tables,
-see features.shape2x2_layout).  Build policies with policies.load_policy.
+pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld`
+(shape2x2 tables, see features.shape2x2_layout).  Build policies with policies.load_policy.
 
 Two functions form the interface the engine uses (and `playout_with_grad`, the same playout
 accumulating psi = grad log pi for the trainers):
@@ -34,20 +34,21 @@ from engine.playout import finish_uniform
 
 from .features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
 from .nrt import borrow, borrowed_board
-from .softmax import EXCLUDED_SCORE, run_playout, scores  # noqa: F401
+from .softmax import EXCLUDED_SCORE, LOG_CLAMP, run_playout, scores  # noqa: F401
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld")
 
 
 def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None):
     """A Policy with every field of the one compiled type (unused tables get placeholders)."""
+    def table(a, placeholder, dtype):
+        return np.ascontiguousarray(placeholder if a is None else a, dtype)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
-    return Policy(np.int64(kind), np.int64(size), theta, np.exp(np.clip(theta, -280.0, 280.0)),
-                  np.ascontiguousarray(pclass if pclass is not None else np.zeros((2, 1)), np.int16),
-                  np.ascontiguousarray(eye if eye is not None else np.zeros((2, 1)), np.int8),
-                  np.ascontiguousarray(sq_ld if sq_ld is not None else np.zeros((1, 81)), np.int32),
-                  np.ascontiguousarray(sq_li if sq_li is not None else np.zeros(81), np.int32),
-                  np.ascontiguousarray(pt_ld if pt_ld is not None else np.zeros(1), np.int32))
+    return Policy(np.int64(kind), np.int64(size), theta,
+                  np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)),
+                  table(pclass, np.zeros((2, 1)), np.int16), table(eye, np.zeros((2, 1)), np.int8),
+                  table(sq_ld, np.zeros((1, 81)), np.int32), table(sq_li, np.zeros(81), np.int32),
+                  table(pt_ld, np.zeros(1), np.int32))
 
 
 def uniform_policy():

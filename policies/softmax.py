@@ -22,14 +22,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from engine.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
+from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
 from engine.playout import move_cap
 from engine.rng import rand_float
 
 from .nrt import borrow, borrowed_board
 from .features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
-                       WINDOW_BUCKET, WINDOW_DR, coulom_distance, fill_codes, pattern3x3_context,
+                       WINDOW_BUCKET, WINDOW_DR, fill_codes, pattern3x3_context,
                        pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
                        scan, shape2x2_local)
 
@@ -42,12 +42,13 @@ MISC_NDIRTY, MISC_DSTAMP, MISC_NCTX, MISC_CSTAMP, MISC_SQSTAMP = range(5)
 # Per-playout state.  code: 3x3 codes; wt[c-1, p]: local weight of c playing p (0: not a
 # candidate); tact[c-1, p]: (pattern3x3) its factor from the tactical and line features, so
 # that a pattern change alone costs one lookup; rows[c-1, r]: sum of wt over row r (kept by
-# differences), rowmax its largest value since last summed (see CANCEL_GUARD); fac: context factors (1 except near the last moves while a move is drawn);
-# dirty/dmark/dfull/wmark: points to re-evaluate after a move, fully or for their pattern only
-# (and the chains walked to find them); ctx: the points with a context factor; rowflag/rowadj:
-# rows whose sum the context changes, and their new sums; fidx/fval: one move's features;
-# done: scratch for shape2x2; rowof/line: each point's row and line (features.point_tables);
-# misc: counters (MISC_*).
+# differences), rowmax: its largest value since last summed (see CANCEL_GUARD); fac: context
+# factors (1 except near the last moves while a move is drawn); dirty/dmark/dfull/wmark: the
+# points to re-evaluate after a move, fully or for their pattern only (and the chains walked
+# to find them); ctx: the points with a context factor; rowflag/rowadj: rows whose sum the
+# context changes, and their new sums; fidx/fval: one move's features; done: scratch for
+# shape2x2; rowof/line: each point's row and line (features.point_tables); misc: counters
+# (MISC_*).
 PlayState = namedtuple("PlayState", "code wt tact rows rowmax fac dirty dmark dfull wmark ctx "
                                     "rowflag rowadj fidx fval done rowof line misc")
 

@@ -163,11 +163,10 @@ def read_weights(path, feature_set=None):
         missing = [n for n in expected if n not in weights]
         unknown = [n for n in weights if n not in set(expected)]
         if missing or unknown:
-            detail = []
-            if missing:
-                detail.append(f"missing {', '.join(missing[:3])}" + (" ..." if len(missing) > 3 else ""))
-            if unknown:
-                detail.append(f"unknown {', '.join(unknown[:3])}" + (" ..." if len(unknown) > 3 else ""))
+            def some(names):
+                return ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+            detail = ([f"missing {some(missing)}"] if missing else []) + \
+                     ([f"unknown {some(unknown)}"] if unknown else [])
             _fail(path, f"wrong length: {len(weights)} weights, feature set {name} has "
                         f"{len(expected)} on {sizes[0]}x{sizes[0]} ({'; '.join(detail)})")
         # Same names in another order: accepted (a person may have edited the file).

@@ -3,7 +3,7 @@ and incremental codes and weights against from-scratch ones after every move of 
 import numpy as np
 import pytest
 
-from engine.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_PASSES, NO_MOVE, PASS, WHITE,
+from engine.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_PASSES, PASS, WHITE,
                           copy_board, is_eye, is_legal, new_board, play)
 from engine.rng import make_rng, rand_float
 from policies import policy_from_theta
@@ -113,7 +113,7 @@ def reference_pattern3x3(b, p, c):
     after.meta[M_KO] = -1
     captured = play(after, p, c)
     if captured:
-        feats.add(CAP_OFF + (0 if captured == 1 else 1 if captured == 2 else 2 if captured <= 5 else 3))
+        feats.add(CAP_OFF + [0, 0, 1, 2, 2, 2][min(captured, 5)] + (captured >= 6))
     else:
         libs = after.libs[after.head[p]]
         if libs == 1:
@@ -171,7 +171,8 @@ def _shape_value(b, names, sq_ld, sq_li, pt_ld):
                 add(pt_ld[p], s)
                 add(1, s)  # li1x1 is weight 0
             if r < n and col < n:
-                cfg = sum(int(b.color[q]) * 3 ** k for k, q in enumerate((p, p + 1, p + w, p + w + 1)))
+                cells = (p, p + 1, p + w, p + w + 1)
+                cfg = sum(int(b.color[q]) * 3 ** k for k, q in enumerate(cells))
                 add(sq_ld[p, cfg], 1)
                 add(sq_li[cfg], 1)
     return vec
@@ -196,7 +197,8 @@ def test_shape2x2_scores_are_whole_board_differences(size):
                 continue
             after = copy_board(b)
             captures += play(after, p, c) > 0
-            h = (_shape_value(after, names, sq_ld, sq_li, pt_ld) @ theta - before) * (1 if c == BLACK else -1)
+            sign = 1 if c == BLACK else -1
+            h = (_shape_value(after, names, sq_ld, sq_li, pt_ld) @ theta - before) * sign
             assert out[p] == pytest.approx(h, abs=1e-9)
     assert captures > 0
 

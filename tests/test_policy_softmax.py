@@ -5,14 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from engine.board import (BLACK, BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
-                          M_PASSES, NO_MOVE, PASS, WHITE, area_score, copy_board, is_eye,
-                          is_legal, new_board, play)
+from engine.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_MOVES, M_PASSES, NO_MOVE,
+                          PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board, play)
 from engine.playout import move_cap
 from engine.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
-from policies.features import N_PATTERN3X3
 from policies.kernel import (EXCLUDED_SCORE, move_scores, playout, playout_with_grad,
                              uniform_policy)
 from policies.weights import feature_names

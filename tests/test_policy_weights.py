@@ -130,5 +130,5 @@ def test_shipped_defaults():
         wf = read_weights(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json")
         assert wf.board_sizes == [n] and wf.provenance["trainer"] == "handcrafted"
         assert wf.weights == handcrafted_weights()  # the file says what the built-in policy is
-        np.testing.assert_array_equal(load_policy(str(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json"), n).theta,
-                                      load_policy("handcrafted", n).theta)
+        shipped = load_policy(str(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json"), n)
+        np.testing.assert_array_equal(shipped.theta, load_policy("handcrafted", n).theta)

@@ -37,8 +37,9 @@ def main():
               help="Seconds per move instead of a playout count (the GTP clock overrides both).")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Threads running playouts in parallel.")
-@click.option("--weights", default="uniform", show_default=True,
-              help="Playout policy weights: a file, or a built-in name (uniform).")
+@click.option("--weights", default=None,
+              help="Playout policy: a weight file, or uniform / handcrafted "
+                   "(default: the best shipped weights for the board size).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0),
               help="Random seed: with --playouts, every decision is reproducible.")
 @click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
@@ -56,15 +57,15 @@ def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign
     from .player import Engine, Settings
     from .warmup import warm_up
 
-    if weights != "uniform":
-        raise click.BadParameter(f"{weights!r}: only the built-in 'uniform' playout policy exists "
-                                 "so far", param_hint="--weights")
     log = _log_to_stderr(verbose)
     # Load the compiled kernels in the background: the GUI's first commands are answered at
     # once, and the first search waits on numba's lock only if it has to.
     threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
-    engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder),
-                    log=log)
+    try:
+        engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign,
+                                             ponder), weights=weights, log=log)
+    except ValueError as e:  # WeightFileError names the file and the problem
+        raise click.BadParameter(str(e), param_hint="--weights") from None
     for item in params:
         name, _, value = item.partition("=")
         try:

@@ -18,6 +18,8 @@ from importlib.metadata import PackageNotFoundError, version as package_version
 
 import numpy as np
 
+from policies import policy_probabilities
+
 from .board import BLACK, PASS, WHITE
 from .coords import COLUMNS, format_vertex, parse_vertex, point
 from .game import IllegalMove
@@ -527,6 +529,31 @@ class GtpServer:
             raise GtpError(f"unknown parameter {args[0]}") from None
         return ""
 
+    def cmd_simbal__load_weights(self, args):
+        """Switch the playout policy: a weight file, uniform or handcrafted.  A bad file
+        answers `? cannot load weights: <why>` and the policy in use stays."""
+        expect_args(args, 1)
+        try:
+            self.engine.load_weights(args[0])
+        except (ValueError, OSError) as e:
+            self.log(str(e))
+            raise GtpError(f"cannot load weights: {e}".replace("\n", " ")) from None
+        return ""
+
+    def cmd_simbal__policy(self, args):
+        """GoGui heat map of the playout policy's move probabilities for the side to move."""
+        colour = self.game.to_play
+        probs = policy_probabilities(self.game.board, colour, self.engine.policy)
+        size = self.game.size
+        moves = [p for p in range(probs.shape[0]) if probs[p] > 0]
+        if not moves:
+            return ""
+        top = max(probs[p] for p in moves)
+        influence = " ".join(f"{format_vertex(p, size)} {probs[p] / top:.3f}" for p in moves)
+        labels = " ".join(f"{format_vertex(p, size)} {100 * probs[p]:.0f}" for p in moves
+                          if probs[p] >= 0.005)
+        return f"INFLUENCE {influence}\nLABEL {labels}"
+
     def cmd_simbal__gfx(self, args):
         """GoGui graphics of the last search: `visits`, `winrate`, `prior` or `pv`
         (searching the current position first if the last search was of another)."""
@@ -561,6 +588,7 @@ class GtpServer:
             "gfx/Win rates/simbal-gfx winrate",
             "gfx/Policy prior/simbal-gfx prior",
             "gfx/Principal variation/simbal-gfx pv",
+            "gfx/Playout policy/simbal-policy",
             "dboard/Ownership/simbal-ownership",
             "plist/Dead stones/final_status_list dead",
             "plist/Seki stones/final_status_list seki",

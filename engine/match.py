@@ -259,6 +259,13 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
                 workers.append(local.pair)
         return local.pair
 
+    def drop_clients():
+        if hasattr(local, "pair"):
+            for c in local.pair:
+                if c:
+                    c.close()
+            del local.pair
+
     def one(i):
         try:
             a, b, referee = clients()
@@ -266,13 +273,11 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
             engines = {BLACK: a, WHITE: b} if black_is_a else {BLACK: b, WHITE: a}
             labels = {BLACK: names[0], WHITE: names[1]} if black_is_a else {BLACK: names[1], WHITE: names[0]}
             result, game = play_game(engines, labels, config, referee)
+            if any(c is not None and c.proc.poll() is not None for c in local.pair):
+                drop_clients()  # an engine died: the next game starts fresh processes
         except EngineFailure as e:  # an engine that cannot even start loses nothing but the game
             result, game = {"error": str(e), "winner": None, "end": "failed"}, None
-            if hasattr(local, "pair"):
-                for c in local.pair:
-                    if c:
-                        c.close()
-                del local.pair
+            drop_clients()
             black_is_a = i % 2 == 0
         result["game"] = i
         result["a_colour"] = "B" if black_is_a else "W"

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from policies.kernel import uniform_policy
+from policies import default_policy_spec, load_policy
 
 from . import search, tree as tree_mod
-from .board import BLACK, M_NEMPTY, PASS, is_eye
+from .board import BLACK, M_HASH, M_NEMPTY, PASS, is_eye
 from .game import Game, opponent
 from .rng import make_rng
 from .status import classify
@@ -66,8 +66,12 @@ class SearchThread:
         """Make the root stand for `game`'s position with `colour` to move."""
         moves = tuple(game.moves)
         old = self.key
-        self.key = (game.hash, moves, colour)
-        if allow_reuse and old is not None and moves[:len(old[1])] == old[1]:
+        # The start position and komi must match too: a set-up or re-komied game with the
+        # same move list is another game.
+        origin = (int(game.initial_board.meta[M_HASH]), game.size, game.komi)
+        self.key = (game.hash, moves, colour, origin)
+        if (allow_reuse and old is not None and old[3] == origin
+                and moves[:len(old[1])] == old[1]):
             node, expected = 0, old[2]
             for col, mv in moves[len(old[1]):]:
                 node = tree_mod.find_child(self.tree, node, mv) if col == expected else -1
@@ -85,16 +89,35 @@ class SearchThread:
 
 
 class Engine:
-    def __init__(self, size=9, komi=7.5, settings=None, policy=None, log=None):
+    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None):
         self.game = Game(size, komi)
         self.settings = settings or Settings()
-        self.policy = policy if policy is not None else uniform_policy()
+        self.weights = None         # the spec in use; None: the best shipped for the size
+        self._policy = None
+        self._policy_size = None
+        self.load_weights(weights)
         self.clock = TimeControl()
         self.log = log or (lambda *a: None)
         self._decisions = 0
-        self._threads = []
         self._low_winrate = False   # the previous decision was below the resign threshold
         self.stop = threading.Event()
+
+    # -- playout policy ---------------------------------------------------------------------
+
+    def load_weights(self, spec):
+        """Use the playout policy `spec` ("uniform", "handcrafted", a weight file; None for the
+        best shipped weights of the board size).  On any error (WeightFileError naming the
+        file) the policy in use is kept."""
+        size = self.game.size
+        self._policy = load_policy(spec or default_policy_spec(size), size)
+        self.weights, self._policy_size = spec, size
+        self._threads = []  # trees searched with another policy are not reused
+
+    @property
+    def policy(self):
+        if self._policy_size != self.game.size:  # boardsize changed: same spec, new size
+            self.load_weights(self.weights)
+        return self._policy
 
     # -- parameters ------------------------------------------------------------------------
 
@@ -168,7 +191,8 @@ class Engine:
 
     def has_search(self, colour):
         """Do the trees stand for the current position with `colour` to move?"""
-        key = (self.game.hash, tuple(self.game.moves), colour)
+        g = self.game
+        key = (g.hash, tuple(g.moves), colour, (int(g.initial_board.meta[M_HASH]), g.size, g.komi))
         return bool(self._threads) and all(s.key == key for s in self._threads)
 
     def root_stats(self):

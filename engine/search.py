@@ -39,7 +39,7 @@ PARAMS = (
     ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
     ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
     ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
-    ("first_play", 1.2, "value given to an unvisited child (above any real win rate)"),
+    ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
     ("rave", 0.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
     ("rave_equiv", 1000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
 )

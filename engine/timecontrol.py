@@ -88,4 +88,5 @@ class TimeControl:
             # Main time still running with byo-yomi behind it: byo-yomi is a floor.
             per_stone = c.byo_time * (1 - SAFETY_FRACTION) / max(c.byo_stones, 1) - SAFETY_SECONDS
             return max(from_main, per_stone, 0.05)
-        return max(min(from_main, c.main - SAFETY_SECONDS) - SAFETY_SECONDS, 0.05)
+        # Never more than a quarter of what is left: the clock shrinks geometrically, never to 0.
+        return max(min(from_main - SAFETY_SECONDS, c.main - 2 * SAFETY_SECONDS), min(0.05, c.main / 4))

@@ -273,8 +273,8 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
             engines = {BLACK: a, WHITE: b} if black_is_a else {BLACK: b, WHITE: a}
             labels = {BLACK: names[0], WHITE: names[1]} if black_is_a else {BLACK: names[1], WHITE: names[0]}
             result, game = play_game(engines, labels, config, referee)
-            if any(c is not None and c.proc.poll() is not None for c in local.pair):
-                drop_clients()  # an engine died: the next game starts fresh processes
+            if result.get("error"):
+                drop_clients()  # an engine failed (maybe died): the next game starts afresh
         except EngineFailure as e:  # an engine that cannot even start loses nothing but the game
             result, game = {"error": str(e), "winner": None, "end": "failed"}, None
             drop_clients()

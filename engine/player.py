@@ -150,6 +150,7 @@ class Engine:
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
         `interval` seconds meanwhile.  Returns the number of simulations run."""
         g = self.game
+        policy = self.policy  # first: a board-size change reloads it and renews the trees
         searchers = self._searchers()
         exclude = np.zeros(g.board.color.shape[0], np.int8)
         b = g.board
@@ -165,8 +166,7 @@ class Engine:
         def work(t, s, rng):
             while not self.stop.is_set() and (share is None or done[t] < share):
                 n = BATCH if share is None else min(BATCH, share - done[t])
-                search.run(s.tree, b, colour, self.policy, self.settings.params, g.komi, n, rng,
-                           exclude)
+                search.run(s.tree, b, colour, policy, self.settings.params, g.komi, n, rng, exclude)
                 done[t] += n
                 if deadline is not None and time.perf_counter() > deadline:
                     break

@@ -5,6 +5,7 @@ stdout carries protocol text only; `--verbose` sends diagnostics to stderr.
 """
 import io
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -77,6 +78,11 @@ def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign
     # line answers `?` like any other garbage.
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     GtpServer(engine, log=log).serve(stdin, sys.stdout)
+    # Leave at once: the warm-up thread may still be inside compiled code and the input
+    # reader blocked on stdin, and interpreter shutdown under running daemon threads can abort.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 @main.command()

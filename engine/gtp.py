@@ -482,15 +482,19 @@ class GtpServer:
                              f"lcb {round(lcb * 10000)} order {order} pv {pv}")
         return " ".join(parts)
 
+    def _reporter(self, emit, kata=False):
+        """A callback that emits one info line of the current search (if it has any move)."""
+        def report():
+            line = self._info_line(kata)
+            if line:
+                emit(line)
+        return report
+
     def _analyze(self, args, kata=False):
         colour, interval = self._analysis_args(args)
 
         def run(emit, interrupted):
-            def report():
-                line = self._info_line(kata)
-                if line:
-                    emit(line)
-            self.engine.analyze(colour, report, interval, interrupted)
+            self.engine.analyze(colour, self._reporter(emit, kata), interval, interrupted)
             return ""
         return Stream(run)
 
@@ -504,11 +508,7 @@ class GtpServer:
         colour, interval = self._analysis_args(args)
 
         def run(emit, interrupted):
-            def report():
-                line = self._info_line()
-                if line:
-                    emit(line)
-            p = self.engine.genmove(colour, report=report, interval=interval,
+            p = self.engine.genmove(colour, report=self._reporter(emit), interval=interval,
                                     should_stop=interrupted if self.write else None)
             if p is None:
                 return "play resign"

@@ -28,7 +28,7 @@ from policies.kernel import move_scores, playout
 from .board import (BLACK, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                     is_eye, is_legal, play)
 from .rng import rand_float
-from .tree import allocate
+from .tree import allocate, reset_node
 
 # name, default, meaning.  The order defines the compiled parameter vector.
 PARAMS = (
@@ -91,14 +91,7 @@ def expand(tree, node, b, c, pol, scores, exclude):
     tree.move[j] = PASS
     tree.prior[j] = low - 1.0
     for j in range(start, start + count + 1):
-        tree.parent[j] = node
-        tree.child_start[j] = 0
-        tree.n_child[j] = 0
-        tree.allowed[j] = 0
-        tree.visits[j] = 0
-        tree.wins[j] = 0.0
-        tree.rave_n[j] = 0.0
-        tree.rave_w[j] = 0.0
+        reset_node(tree, j, tree.move[j], node, tree.prior[j])
     tree.child_start[node] = start
     tree.n_child[node] = count + 1
     # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:

@@ -47,12 +47,12 @@ def clear(tree):
     """Reset to a lone, unvisited root."""
     tree.meta[T_NODES] = 1
     tree.meta[T_FULL] = 0
-    _reset_node(tree, 0, PASS, -1, 0.0)
+    reset_node(tree, 0, PASS, -1, 0.0)
     tree.owned[:] = 0
 
 
 @njit(cache=True)
-def _reset_node(tree, i, move, parent, prior):
+def reset_node(tree, i, move, parent, prior):
     tree.move[i] = move
     tree.parent[i] = parent
     tree.child_start[i] = 0

@@ -795,7 +795,8 @@ def test_garbage_lines_get_one_answer_and_never_corrupt(make_server, parse_gtp, 
             assert parsed[0].id == (ident or ""), (line, response)
         if response.startswith("?") or name not in STATE_CHANGING:
             assert game_state(server) == before, (line, response)
-    # Valid commands still work afterwards.
+    # Valid commands still work afterwards (garbage may legitimately have resized the board).
+    assert server.handle("6 boardsize 9") == "=6\n\n"
     assert server.handle("7 clear_board") == "=7\n\n"
     assert server.handle("8 play b c3") == "=8\n\n"
     move = server.handle("9 genmove w")

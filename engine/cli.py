@@ -141,6 +141,90 @@ def match(engine_a, engine_b, games, size, komi, out_dir, parallel, referee, tim
         click.echo(f"error: {error}", err=True)
 
 
+class _ProgressBar:
+    """A tqdm bar on stderr, created at the first progress(done, total) call; work already done
+    (a resumed run) is left out of the rate and the ETA."""
+
+    def __init__(self, unit):
+        self.unit, self.bar, self.start = unit, None, 0
+
+    def __call__(self, done, total):
+        from tqdm import tqdm
+        if self.bar is None:
+            self.start = done
+            self.bar = tqdm(total=total - done, unit=self.unit, file=sys.stderr, dynamic_ncols=True)
+        self.bar.n = done - self.start
+        self.bar.refresh()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+@main.command()
+@click.argument("players", nargs=-1, required=True)
+@click.option("--games", default=100, show_default=True, type=click.IntRange(1),
+              help="Games per pairing (rounded up to even: colours balanced).")
+@click.option("--gauntlet", default=None, metavar="NAME",
+              help="Play NAME against each other player instead of a round robin.")
+@click.option("--size", default=5, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=0.5, show_default=True, type=float)
+@click.option("--max-moves", default=0, type=click.IntRange(0), help="Move cap (0: 3*size*size).")
+@click.option("--out", "out_dir", default="runs/tournament", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for results (resumable).")
+@click.option("--parallel", default=None, type=click.IntRange(1),
+              help="Worker processes (default: one per core).")
+@click.option("--anchor", default=None, help="Player rated 0 (default: the first).")
+@click.option("--prior", default=1.0, show_default=True, type=click.FloatRange(0),
+              help="Virtual draws added between players who met (keeps perfect scores finite).")
+@click.option("--referee", default="gnugo", show_default=True,
+              help="GTP command that settles disputed dead stones; 'gnugo' (if installed) or 'none'.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, parallel, anchor, prior,
+               referee, seed):
+    """Round robin (or gauntlet) between PLAYERS, then Elo ratings.
+
+    Each player is [NAME=]SPEC: policy:FILE (the policy played directly), mc1:FILE[:N] (one-ply
+    Monte-Carlo, N=100 playouts per move), mcts:FILE[:PLAYOUTS] (the engine), gnugo[:LEVEL], or
+    a GTP command line.  FILE is a weight file, uniform or handcrafted.  Results, SGFs and
+    ratings (Markdown, JSON, PNG) go to --out; running again resumes."""
+    from .match import MatchConfig
+    from .players import check_spec, split_name
+    from .tournament import default_referee, report, run_tournament
+
+    specs = {}
+    for text in players:
+        name, spec = split_name(text)
+        if name in specs:
+            raise click.BadParameter(f"two players named {name!r} (use NAME=SPEC)")
+        try:
+            check_spec(spec, size)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="PLAYERS") from None
+        specs[name] = spec
+    if len(specs) < 2:
+        raise click.BadParameter("need at least two players", param_hint="PLAYERS")
+    for name, label in ((gauntlet, "--gauntlet"), (anchor, "--anchor")):
+        if name is not None and name not in specs:
+            raise click.BadParameter(f"{name!r} is not a player ({', '.join(specs)})", param_hint=label)
+    referee_cmd = (default_referee() if referee == "gnugo" else None if referee == "none"
+                   else referee)
+    bar = _ProgressBar("game")
+    try:
+        results = run_tournament(specs, out_dir, MatchConfig(size=size, komi=komi, max_moves=max_moves),
+                                 games, gauntlet, parallel, referee_cmd, seed, bar)
+    except ValueError as e:      # a corrupt results file or a clashing player record
+        raise click.ClickException(str(e)) from None
+    finally:
+        bar.close()
+    try:
+        text = report(results, list(specs), out_dir, anchor, prior,
+                      title=f"Tournament {size}x{size}, komi {komi:g}")
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(text)
+
+
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (for scripts).")
 @click.option("--quick", is_flag=True, help="Shorter timings, no start-up figures.")

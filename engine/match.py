@@ -238,12 +238,7 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
     out = Path(out_dir)
     (out / "games").mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
-    done = {}
-    if results_path.exists():
-        for line in results_path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                done[r["game"]] = r
+    done = {r["game"]: r for r in read_results(results_path, repair=True)}
     todo = [i for i in range(games) if i not in done]
     write_lock = threading.Lock()
     if progress:
@@ -285,7 +280,7 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
                             0.5 if result["winner"] == "0" else
                             float(result["winner"] == result["a_colour"]))
         if game is not None:
-            sgf = to_sgf(game, result=_result_text(result), black_name=result.get("black"),
+            sgf = to_sgf(game, result=result_text(result), black_name=result.get("black"),
                          white_name=result.get("white"))
             (out / "games" / f"game-{i:04d}.sgf").write_bytes(sgf)
         with write_lock:
@@ -307,7 +302,36 @@ def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1
     return [done[i] for i in sorted(done)]
 
 
-def _result_text(result):
+def read_results(path, repair=False):
+    """The result dicts of a results.jsonl file (none if it does not exist); ValueError naming
+    the file and line for anything that is not one JSON object per line.  A last line cut off
+    by an interrupted run is ignored (its game is simply played again), and with `repair`
+    removed from the file so that new lines can be appended."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    text = path.read_text()
+    lines = text.splitlines()
+    out = []
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            if not isinstance(r, dict) or "game" not in r:
+                raise ValueError("not a game result")
+        except ValueError as e:
+            if k == len(lines) and not text.endswith("\n"):
+                if repair:
+                    path.write_text(text[:len(text) - len(line)])
+                break
+            raise ValueError(f"{path}, line {k}: corrupt result ({e})") from None
+        out.append(r)
+    return out
+
+
+def result_text(result):
+    """The SGF RE value of a result dict: B+R, W+F, B+3.5, 0 or ?."""
     winner = result.get("winner")
     if result.get("end") == "resign":
         return f"{winner}+R"

@@ -15,8 +15,9 @@ import time
 from datetime import date
 from pathlib import Path
 
+from policies.kernel import UNIFORM, run_playouts, uniform_policy
+
 from .board import BLACK, new_board
-from .playout import uniform_playouts
 from .rng import make_rng
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,20 +26,16 @@ MARK_END = "<!-- simbal-bench:end -->"
 
 
 def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None):
-    """Playouts per second on an empty `size` board (best of `repeats`): uniform ones
-    (engine/playout.py), or through the policy seam with `policy` (a policies.kernel.Policy)."""
+    """Playouts per second on an empty `size` board (best of `repeats`) through the policy
+    seam, with `policy` (a policies.kernel.Policy; default uniform)."""
     board = new_board(size)
     rng = make_rng(seed)
-    if policy is None:
-        def batch(n):
-            return uniform_playouts(board, BLACK, n, rng, 7.5)
-    else:
-        from policies.kernel import run_playouts
+    policy = uniform_policy() if policy is None else policy
 
-        def batch(n):
-            return run_playouts(board, BLACK, n, rng, 7.5, policy)
+    def batch(n):
+        return run_playouts(board, BLACK, n, rng, 7.5, policy)
     batch(10)  # compile / load outside the timing
-    step = 500 if policy is None else 100
+    step = 500 if policy.kind == UNIFORM else 100
     best = 0.0
     for _ in range(repeats):
         n, start = 0, time.perf_counter()

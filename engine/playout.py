@@ -9,11 +9,9 @@ Scores are Tromp-Taylor area differences, Black minus White, without komi.
 Simple ko is enforced inside playouts; positional superko is not (it is for
 real moves, in engine/game.py), as is usual for Monte-Carlo engines.
 """
-import numpy as np
 from numba import njit
 
-from .board import (M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, copy_board,
-                    copy_into, is_eye, is_legal, play)
+from .board import M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, is_eye, is_legal, play
 from .rng import rand_below
 
 
@@ -46,25 +44,17 @@ def move_cap(b):
 
 
 @njit(cache=True)
-def finish_uniform(b, c, rng, owner):
+def finish_uniform(b, c, rng, owner, moves):
     """Play the position on `b` out with the uniform policy, `c` to move; returns the area
-    score (Black minus White) and leaves the final owners in `owner`."""
+    score (Black minus White) and leaves the final owners in `owner`.  The first len(moves)
+    moves (PASS included, so colours alternate) are recorded in `moves`."""
     cap = move_cap(b)
+    t = 0
     while b.meta[M_PASSES] < 2 and b.meta[M_MOVES] < cap:
-        play(b, uniform_move(b, c, rng), c)
+        p = uniform_move(b, c, rng)
+        if t < moves.shape[0]:
+            moves[t] = p
+        t += 1
+        play(b, p, c)
         c = 3 - c
     return area_score(b, owner)
-
-
-@njit(cache=True)
-def uniform_playouts(b, c, n, rng, komi):
-    """Run `n` uniform playouts from `b` (unchanged) with `c` to move; returns Black's win count."""
-    work = copy_board(b)
-    owner = np.zeros(b.color.shape[0], dtype=np.int8)
-    wins = 0
-    for _ in range(n):
-        copy_into(work, b)
-        if finish_uniform(work, c, rng, owner) > komi:
-            wins += 1
-    return wins
-

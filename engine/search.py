@@ -23,9 +23,9 @@ from the command line and GTP.  The loop runs in batches called from Python
 import numpy as np
 from numba import njit
 
-from policies.kernel import move_scores, playout
+from policies.kernel import move_scores, playout_moves
 
-from .board import (BLACK, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
+from .board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                     is_eye, is_legal, play)
 from .rng import rand_float
 from .tree import allocate, reset_node
@@ -42,9 +42,12 @@ PARAMS = (
     ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
     ("rave", 0.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
     ("rave_equiv", 1000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
+    ("prior_visits", 0.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
+    ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
-P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ = range(len(PARAMS))
+(P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
+ P_PRIOR_GAIN) = range(len(PARAMS))
 
 
 def default_params():
@@ -63,9 +66,15 @@ def unpruned_count(visits, n_child, params):
 
 
 @njit(cache=True)
-def expand(tree, node, b, c, pol, scores, exclude):
+def expand(tree, node, b, c, pol, params, scores, exclude):
     """Create the children of `node` (position `b`, `c` to move): every legal move that does
-    not fill c's own eye, sorted by H, plus PASS last.  False if the pool is full."""
+    not fill c's own eye, sorted by H, plus PASS last.  False if the pool is full.
+
+    A child's prior is its H minus the best child's (H is a log-preference, defined up to a
+    constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
+    and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
+    sigmoid(prior_gain * (H - log mean exp H)): the policy's opinion, relative to an average
+    move, until real statistics outweigh it."""
     n = b.meta[M_NEMPTY]
     moves = np.empty(n + 1, np.int32)
     count = 0
@@ -82,21 +91,26 @@ def expand(tree, node, b, c, pol, scores, exclude):
     for i in range(count):
         h[i] = scores[moves[i]]
     order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
+    top = h[order[0]] if count > 0 else 0.0
+    low = h[order[count - 1]] if count > 0 else 0.0
+    mean = 0.0  # log mean exp of the candidates' H, relative to the top
     for i in range(count):
+        mean += np.exp(h[i] - top)
+    mean = np.log(mean / count) if count > 0 else 0.0
+    prior_n = params[P_PRIOR_N] if params[P_RAVE] > 0.0 else 0.0
+    for i in range(count + 1):
         j = start + i
-        tree.move[j] = moves[order[i]]
-        tree.prior[j] = h[order[i]]
-    low = h.min() if count > 0 else 0.0
-    j = start + count
-    tree.move[j] = PASS
-    tree.prior[j] = low - 1.0
-    for j in range(start, start + count + 1):
-        reset_node(tree, j, tree.move[j], node, tree.prior[j])
+        move = moves[order[i]] if i < count else PASS
+        prior = h[order[i]] - top if i < count else low - top - 1.0
+        reset_node(tree, j, move, node, prior)
+        if prior_n > 0.0:
+            tree.rave_n[j] = prior_n
+            tree.rave_w[j] = prior_n / (1.0 + np.exp(-params[P_PRIOR_GAIN] * (prior - mean)))
     tree.child_start[node] = start
     tree.n_child[node] = count + 1
     # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
     # `allowed` = all children marks such a node; 0 leaves it to the unpruning schedule.
-    flat = count == 0 or h.max() == low
+    flat = count == 0 or top == low
     tree.allowed[node] = count + 1 if flat else 0
     return True
 
@@ -171,9 +185,10 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
     max_depth = 4 * board_points + 64
     path = np.empty(max_depth + 1, np.int32)
     first_play = np.zeros(board_points, np.int8)  # RAVE: colour that first played each point
-    moves_played = np.empty(max_depth + 1, np.int32)
+    # The simulation's moves, tree part then playout part (whose length move_cap bounds).
+    moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     if tree.n_child[0] == 0:
-        expand(tree, 0, root_board, to_play, pol, scores, exclude)
+        expand(tree, 0, root_board, to_play, pol, params, scores, exclude)
     for _ in range(count):
         copy_into(work, root_board)
         work.meta[M_PASSES] = 0  # a finished game is searched afresh
@@ -188,7 +203,7 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
                     terminal = True
                     break
                 if depth == max_depth or tree.visits[node] < params[P_EXPAND] or not expand(
-                        tree, node, work, c, pol, scores, no_exclusion):
+                        tree, node, work, c, pol, params, scores, no_exclusion):
                     break
             node = select_child(tree, node, params, rng)
             move = tree.move[node]
@@ -197,10 +212,13 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
             c = 3 - c
             depth += 1
             path[depth] = node
+        n_moves = depth
         if terminal:
             score = area_score(work, owner)
         else:
-            score = playout(work, c, rng, owner, pol)
+            before = work.meta[M_MOVES]
+            score = playout_moves(work, c, rng, owner, pol, moves_played[depth:])
+            n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])
         margin = score - komi
         black_result = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
         # Backpropagate: node i was reached by a move of the colour opposite to who moves there.
@@ -216,17 +234,22 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
             elif owner[p] == WHITE:
                 tree.owned[1, p] += 1
         if params[P_RAVE] > 0.0:
-            _update_rave(tree, path, depth, moves_played, to_play, black_result, first_play)
+            _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
+                         first_play)
     return count
 
 
 @njit(cache=True)
-def _update_rave(tree, path, depth, moves_played, to_play, black_result, first_play):
+def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play):
     """All-moves-as-first: each child of a path node whose move was played first (on its
-    point, after that node) by the player to move there shares in the result.  Walking the
-    path backwards and overwriting leaves, at each node, the earliest later play per point.
-    Only the tree part of the simulation counts: the policy seam returns just the score."""
+    point, after that node, in the tree or in the playout) by the player to move there shares
+    in the result.  Walking the moves backwards and overwriting leaves, at each node, the
+    earliest later play per point.  Colours alternate along moves_played (passes included)."""
     first_play[:] = 0
+    for j in range(n_moves - 1, depth - 1, -1):  # the playout: no tree nodes, only plays
+        m = moves_played[j]
+        if m != PASS:
+            first_play[m] = to_play if j % 2 == 0 else 3 - to_play
     for i in range(depth - 1, -1, -1):
         c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
         m = moves_played[i]

@@ -15,10 +15,12 @@ step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: th
 pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout).  Build policies with policies.load_policy.
 
-Two functions form the interface the engine uses (and `playout_with_grad`, the same playout
+Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
 accumulating psi = grad log pi for the trainers):
 - `playout(b, c, rng, owner, pol)` plays the board out from `c` to move and
   returns the area score (Black minus White), leaving final owners in `owner`;
+- `playout_moves(b, c, rng, owner, pol, moves)` the same, recording the moves played (PASS
+  included, colours alternating from `c`) for the tree's all-moves-as-first statistics;
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order);
   moves the policy never plays (illegal, simple ko, filling one's own eye) get
@@ -56,10 +58,17 @@ def uniform_policy():
 
 
 @njit(cache=True, nogil=True)
-def playout(b, c, rng, owner, pol):
+def playout_moves(b, c, rng, owner, pol, moves):
+    """`playout`, recording its first len(moves) moves in `moves`; the number played is
+    b.meta[M_MOVES] after minus before.  The same rng state gives the same game either way."""
     if pol.kind == UNIFORM:
-        return finish_uniform(borrowed_board(b), c, rng, borrow(owner))
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), np.zeros(0, np.int32))
+        return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves))
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves)
+
+
+@njit(cache=True, nogil=True)
+def playout(b, c, rng, owner, pol):
+    return playout_moves(b, c, rng, owner, pol, np.zeros(0, np.int32))
 
 
 @njit(cache=True, nogil=True)
@@ -78,7 +87,8 @@ def move_scores(b, c, pol, out):
 @njit(cache=True, nogil=True)
 def run_playouts(b, c, n, rng, komi, pol):
     """Run `n` playouts through the seam from `b` (unchanged), `c` to move; returns Black's
-    wins (score > komi).  The benchmark's loop, and a convenience for scripts."""
+    wins (score > komi).  The benchmark's loop (for every kind, uniform included), and a
+    convenience for scripts."""
     work = copy_board(b)
     owner = np.zeros(b.color.shape[0], dtype=np.int8)
     wins = 0

@@ -11,8 +11,8 @@ from engine.playout import move_cap
 from engine.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
-from policies.kernel import (EXCLUDED_SCORE, move_scores, playout, playout_with_grad,
-                             uniform_policy)
+from policies.kernel import (EXCLUDED_SCORE, move_scores, playout, playout_moves,
+                             playout_with_grad, uniform_policy)
 from policies.weights import feature_names
 
 
@@ -276,7 +276,30 @@ def test_uniform_through_the_seam_is_the_engines_uniform_playout():
         o1 = np.zeros(b1.color.shape[0], np.int8)
         o2 = np.zeros_like(o1)
         s1 = playout(b1, c, make_rng(seed), o1, uniform_policy())
-        s2 = finish_uniform(b2, c, make_rng(seed), o2)
+        s2 = finish_uniform(b2, c, make_rng(seed), o2, np.zeros(0, np.int32))
         assert s1 == s2 and np.array_equal(b1.color, b2.color) and np.array_equal(o1, o2)
         area_owner(b1, o2)
         assert np.array_equal(o1, o2)
+
+
+@pytest.mark.parametrize("spec", ["uniform", "handcrafted", "shape2x2"])
+def test_recorded_playout_moves_replay_to_the_same_game(spec):
+    """playout_moves records every move (passes too, colours alternating) of the very game
+    `playout` plays from the same rng state: replaying the record gives its final board."""
+    size = 7
+    pol = policy("shape2x2", size, 2) if spec == "shape2x2" else load_policy(spec, size)
+    for seed in range(5):
+        start, c = replayed(size, seed, 12)
+        b1, b2 = copy_board(start), copy_board(start)
+        owner = np.zeros(start.color.shape[0], np.int8)
+        record = np.full(4 * size * size + 64, -3, np.int32)
+        s1 = playout_moves(b1, c, make_rng(seed), owner, pol, record)
+        s2 = playout(b2, c, make_rng(seed), owner, pol)
+        assert s1 == s2 and np.array_equal(b1.color, b2.color)
+        played = int(b1.meta[M_MOVES] - start.meta[M_MOVES])
+        assert played > 0 and np.all(record[played:] == -3)
+        replay = copy_board(start)
+        for p in record[:played]:
+            assert play(replay, int(p), c) >= 0
+            c = 3 - c
+        assert np.array_equal(replay.color, b1.color)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from engine import search
-from engine.board import BLACK, EMPTY, M_NEMPTY, PASS, WHITE, new_board
+from engine.board import BLACK, EMPTY, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
 from engine.coords import format_vertex, parse_vertex
 from engine.game import Game, board_from_ascii, setup_board
 from engine.player import RESIGN_AFTER, Engine, Settings
@@ -31,7 +31,8 @@ from engine.search import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, defa
                            select_child, unpruned_count)
 from engine.timecontrol import SAFETY_SECONDS, TimeControl
 from engine.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
-from policies.kernel import uniform_policy
+from policies import load_policy
+from policies.kernel import move_scores, playout_moves, uniform_policy
 
 POLICY = uniform_policy()
 SIZE = 5
@@ -318,7 +319,7 @@ def expanded(board, colour, exclude=()):
     ex = np.zeros(POINTS, np.int8)
     for p in exclude:
         ex[p] = 1
-    ok = expand(tree, 0, board, colour, POLICY, np.zeros(POINTS), ex)
+    ok = expand(tree, 0, board, colour, POLICY, default_params(), np.zeros(POINTS), ex)
     return ok, tree
 
 
@@ -375,6 +376,68 @@ def test_expand_with_no_move_left_gives_pass_alone():
         assert tree.allowed[0] == 1
 
 
+def test_expand_normalises_priors_and_seeds_rave_with_the_policy():
+    """Priors are H minus the best child's H; with RAVE on and prior_visits, every child starts
+    with that many virtual AMAF games won at sigmoid(gain * (H - log mean exp H))."""
+    pol = load_policy("handcrafted", SIZE)
+    board = board_from_ascii(EYES)
+    h = np.zeros(POINTS)
+    move_scores(board, BLACK, pol, h)
+    for rave, prior_n in ((0.0, 20.0), (1.0, 0.0), (1.0, 20.0)):
+        tree = new_tree(256, POINTS)
+        p = params(rave=rave, prior_visits=prior_n, prior_gain=0.7)
+        assert expand(tree, 0, board, BLACK, pol, p, np.zeros(POINTS), np.zeros(POINTS, np.int8))
+        first, n = int(tree.child_start[0]), int(tree.n_child[0])
+        moves = [int(m) for m in tree.move[first:first + n - 1]]
+        hs = np.array([h[m] for m in moves])
+        assert tree.prior[first] == 0.0
+        np.testing.assert_allclose(tree.prior[first:first + n - 1], hs - hs.max())
+        assert tree.prior[first + n - 1] < tree.prior[first:first + n - 1].min()  # PASS last
+        rn, rw = tree.rave_n[first:first + n], tree.rave_w[first:first + n]
+        if rave == 0.0 or prior_n == 0.0:
+            assert not rn.any() and not rw.any()
+            continue
+        assert np.all(rn == prior_n)
+        mean = np.log(np.mean(np.exp(hs - hs.max())))
+        expected = 1.0 / (1.0 + np.exp(-0.7 * (tree.prior[first:first + n] - mean)))
+        np.testing.assert_allclose(rw / rn, expected)
+        assert rw[0] / rn[0] > 0.5 > rw[n - 1] / rn[n - 1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rave_credits_the_moves_of_the_playout(seed):
+    """One simulation from the root with expansion off: the root's first child (by H, chosen
+    deterministically with prune_visits 0) is played, then a playout.  Each root child whose
+    point was first played (tree move or playout move) by the root's player gets one AMAF game
+    with the result; no other child does.  The playout is replayed from the same rng state."""
+    board = board_from_ascii(EYES)
+    p = params(rave=1.0, prune_visits=0.0, expand_visits=1e9)
+    tree = new_tree(256, POINTS)
+    run(tree, board, BLACK, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    first, n = int(tree.child_start[0]), int(tree.n_child[0])
+    chosen = [k for k in range(first, first + n) if tree.visits[k] == 1]
+    assert len(chosen) == 1
+    work = board_from_ascii(EYES)
+    move = int(tree.move[chosen[0]])
+    play(work, move, BLACK)
+    record = np.full(4 * POINTS, -3, np.int32)
+    before = int(work.meta[M_MOVES])
+    score = playout_moves(work, WHITE, make_rng(seed), np.zeros(POINTS, np.int8), POLICY, record)
+    sequence = [move] + [int(m) for m in record[:int(work.meta[M_MOVES]) - before]]
+    first_by = {}
+    for j, m in enumerate(sequence):
+        if m != PASS and m not in first_by:
+            first_by[m] = BLACK if j % 2 == 0 else WHITE
+    black_won = 1.0 if score > 0.5 else 0.0
+    credited = {int(tree.move[k]) for k in range(first, first + n) if tree.rave_n[k] > 0}
+    expected = {m for m, c in first_by.items() if c == BLACK}
+    assert credited == expected & {int(m) for m in tree.move[first:first + n]}
+    assert len(credited) > 1, "the playout's moves must count, not only the tree's"
+    for k in range(first, first + n):
+        if tree.rave_n[k] > 0:
+            assert tree.rave_n[k] == 1.0 and tree.rave_w[k] == black_won
+
+
 def tree_arrays(tree):
     return [a.copy() for a in tree]
 
@@ -383,7 +446,8 @@ def test_expand_refuses_when_the_pool_is_full_and_leaves_the_tree_intact():
     tree = new_tree(16, POINTS)          # 26 children of the empty 5x5 board do not fit
     tree.visits[0] = 5
     before = tree_arrays(tree)
-    ok = expand(tree, 0, new_board(SIZE), BLACK, POLICY, np.zeros(POINTS), np.zeros(POINTS, np.int8))
+    ok = expand(tree, 0, new_board(SIZE), BLACK, POLICY, default_params(), np.zeros(POINTS),
+                np.zeros(POINTS, np.int8))
     assert not ok
     after = tree_arrays(tree)
     for name, x, y in zip(tree._fields, before, after):

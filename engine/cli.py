@@ -226,6 +226,53 @@ def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, paralle
 
 
 @main.command()
+@click.argument("suites", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--engine", "engine_cmd", default=None,
+              help="GTP command of the engine under test (default: Simbal with --playouts).")
+@click.option("--playouts", default=5000, show_default=True, type=click.IntRange(1),
+              help="Playouts per move of the default engine.")
+@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1),
+              help="Suites run at once (each with its own engine).")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False),
+              help="Write every test's answer and verdict to this JSON file.")
+def regress(suites, engine_cmd, playouts, parallel, json_path):
+    """Run GTP regression SUITES (GoGui's .tst format) and report solved / total per file."""
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import asdict
+
+    from .regress import SuiteError, default_engine, parse_suite, run_suite, to_markdown
+
+    engine_cmd = engine_cmd or default_engine(playouts)
+    try:
+        sizes = [len(parse_suite(s)) for s in suites]
+    except SuiteError as e:
+        raise click.ClickException(str(e)) from None
+    bar = _ProgressBar("command")
+    steps = [0] * len(suites)
+    lock = threading.Lock()
+
+    def one(i):
+        def progress(done, _):
+            with lock:
+                steps[i] = done
+                bar(sum(steps), sum(sizes))
+        return run_suite(suites[i], engine_cmd, progress)
+
+    try:
+        with ThreadPoolExecutor(parallel) as pool:
+            results = list(pool.map(one, range(len(suites))))
+    finally:
+        bar.close()
+    click.echo(to_markdown(results, engine_cmd))
+    for r in results:
+        for error in r.setup_errors[:5]:
+            click.echo(f"{Path(r.file).name}: {error}", err=True)
+    if json_path:
+        Path(json_path).write_text(json.dumps({"engine": engine_cmd,
+                                               "suites": [asdict(r) for r in results]}, indent=2) + "\n")
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (for scripts).")
 @click.option("--quick", is_flag=True, help="Shorter timings, no start-up figures.")
 @click.option("--write", type=click.Path(dir_okay=False), default=None,

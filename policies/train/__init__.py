@@ -1,0 +1,89 @@
+"""Offline trainers of the playout policy (issue 5): one module per algorithm, one shared loop.
+
+- apprentice: maximum likelihood of expert moves          (apprentice.py)
+- reinforce:  REINFORCE by self-play                       (reinforce.py)
+- balance:    policy-gradient simulation balancing, Alg. 1 (balance.py)
+- twostep:    two-step simulation balancing, Alg. 2        (twostep.py)
+- adjust:     simulation adjusting, gap or prob objective  (adjust.py)
+
+kernels.py holds their compiled work units, loop.py the loop (threads, schedule, checkpoints,
+progress, curve, weight file), curves.py the plots, inputs.py the training data as arrays,
+reproduce.py the paper's experiment end to end.  `train(...)` is what `simbal train` calls.
+"""
+from pathlib import Path
+
+from engine.board import BLACK, new_board
+
+from .adjust import Adjust
+from .apprentice import Apprentice
+from .balance import Balance
+from .inputs import DataError, Item, describe, load_items
+from .loop import Settings, run
+from .reinforce import Reinforce
+from .twostep import TwoStep
+
+TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust)}
+
+
+def default_feature_set(size):
+    """shape2x2 on the small boards of the paper, pattern3x3 from 7x7 up."""
+    return "shape2x2" if size <= 6 else "pattern3x3"
+
+
+def make_trainer(name, items, hyper):
+    cls = TRAINERS[name]
+    return cls(items, {**cls.hyper, **hyper})
+
+
+def train(settings, data=None, test=None, out=None, curve=None, komi=None, resume=False,
+          checkpoint_seconds=30.0, progress=True, test_limit=0):
+    """Train `settings.trainer` on the position file `data` (reinforce: optional start
+    positions), tracking the MSE on the position file `test`; writes the weight file `out`
+    (default weights/<N>x<N>-<trainer>.json), the curve `curve` (.json + .png, default
+    runs/train/<N>x<N>-<trainer>.curve.json) and a checkpoint beside the curve.
+    Returns (weight file path, curve document)."""
+    cls = TRAINERS[settings.trainer]
+    size = settings.size
+    tag = f"{size}x{size}-{settings.trainer}"
+    out = Path(out or Path("weights") / f"{tag}.json")
+    curve = Path(curve or Path("runs/train") / f"{tag}.curve.json")
+    test_positions = None
+    if test:
+        from ..data import read_positions
+        try:
+            test_positions = read_positions(test)
+        except (OSError, ValueError) as err:
+            raise DataError(f"{test}: {err}") from None
+        if test_limit:
+            test_positions = test_positions[:test_limit]
+        if any(p.value_black is None for p in test_positions):
+            raise DataError(f"{test}: every test position needs a label (value_black)")
+        if any(p.size != size for p in test_positions):
+            raise DataError(f"{test}: positions are not {size}x{size}")
+    if data:
+        items = load_items(data, cls.need)
+        if int(items[0].board.meta[0]) != size:
+            raise DataError(f"{data}: positions are {int(items[0].board.meta[0])}x"
+                            f"{int(items[0].board.meta[0])}, not {size}x{size}")
+    elif cls.need:
+        raise DataError(f"{settings.trainer} needs a data file (--data) with "
+                        f"{', '.join(cls.need)}")
+    else:
+        if komi is None:
+            if not test_positions:
+                raise DataError("self-play from the empty board needs --komi (or a --test file "
+                                "to take it from)")
+            komi = test_positions[0].komi
+        items = [Item(new_board(size), BLACK, float(komi), id="empty")]
+    settings.hyper = {**cls.hyper, **settings.hyper}
+    trainer = make_trainer(settings.trainer, items, settings.hyper)
+    evaluator = None
+    if test_positions:
+        from .loop import Evaluator
+        evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed,
+                              settings.threads)
+    data_info = describe(data) if data else {"start": f"empty {size}x{size} board, komi {komi}"}
+    data_info["test"] = describe(test) if test else None
+    result = run(trainer, settings, out, curve, curve.with_suffix(".ckpt.json"), resume,
+                 evaluator, data_info, checkpoint_seconds, progress)
+    return out, result

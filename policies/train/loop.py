@@ -1,0 +1,276 @@
+"""The training loop the five trainers share: mini-batches spread over threads, the step-size
+schedule, checkpoints and exact resume, the progress bar, test-set MSE along the way, and the
+weight file with its provenance.
+
+A trainer (one module each) supplies `work(pol, index, rng) -> (step, objective, simulations)`:
+the ascent direction from one work unit (one training position, or one self-play game), a
+sample of its own objective, and how many simulations it ran.  The loop adds
+alpha_t * (sum of a batch's steps) to theta after each batch (per-example SGD with the weights
+held during a batch).
+
+Determinism: unit `slot` of iteration t draws from a random state seeded by (seed, t, slot), and
+epoch e visits the data in an order seeded by (seed, e); a batch's steps are summed in slot
+order.  So a run depends on its settings only, not on the number of threads nor on where it
+was interrupted: a checkpoint holds theta, the iteration and the curve so far, and resuming
+replays the same random streams from there.
+"""
+import json
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from engine.rng import make_rng
+
+from ..loader import policy_from_theta
+from ..softmax import sync_theta
+from ..weights import feature_names, read_weights, write_weights
+from . import curves
+
+SCHEDULES = ("constant", "inverse", "linear")
+
+
+@dataclass
+class Settings:
+    trainer: str
+    size: int
+    feature_set: str = "shape2x2"
+    alpha: float = 0.1
+    schedule: str = "constant"       # constant | inverse: alpha/(1+t/decay) | linear: to 0 at the end
+    decay: float = 1000.0
+    iterations: int = 1000
+    batch: int = 2                   # work units per step (positions or games)
+    seed: int = 0
+    threads: int = 2
+    init: str = "zero"               # starting weights: zero, or a weight file
+    eval_every: int = 0              # iterations between test-set evaluations (0: only at the end)
+    eval_sims: int = 100
+    eval_seed: int = 12345
+    hyper: dict = field(default_factory=dict)   # the trainer's own hyper-parameters
+
+    def step_size(self, t):
+        if self.schedule == "inverse":
+            return self.alpha / (1.0 + t / self.decay)
+        if self.schedule == "linear":
+            return self.alpha * max(0.0, 1.0 - t / self.iterations)
+        return self.alpha
+
+
+def unit_rng(seed, iteration, slot):
+    """The random state of one work unit (independent streams for every (seed, t, slot))."""
+    mixed = np.random.SeedSequence([seed, iteration, slot]).generate_state(2, np.uint64)
+    return make_rng(int(mixed[0]))
+
+
+def initial_theta(settings):
+    names = feature_names(settings.feature_set, settings.size)
+    if settings.init == "zero":
+        return np.zeros(len(names))
+    wf = read_weights(settings.init, settings.feature_set)
+    return wf.theta(settings.size, strict=True)
+
+
+def tracked_names(feature_set, size):
+    """The weights followed along training (the paper's Figure 2): the location-independent
+    shapes for shape2x2, the tactical and context weights for pattern3x3."""
+    names = feature_names(feature_set, size)
+    if feature_set == "shape2x2":
+        return [n for n in names if n.startswith("li")]
+    return [n for n in names if not n.startswith("pat:")]
+
+
+class Checkpoint:
+    """theta, iteration, counters and the curve so far, written atomically as JSON (floats
+    round-trip exactly) every `seconds` and when training stops or is interrupted."""
+
+    def __init__(self, path, seconds=30.0):
+        self.path = Path(path)
+        self.seconds = seconds
+        self.last = time.monotonic()
+
+    def load(self, settings):
+        try:
+            doc = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ValueError(f"{self.path}: no checkpoint to resume from") from None
+        except (OSError, ValueError) as err:
+            raise ValueError(f"{self.path}: unreadable checkpoint ({err})") from None
+        saved = dict(doc.get("settings", {}))
+        mine = asdict(settings)
+        # Only the length of the run may change between an interrupted run and its resumption.
+        saved.pop("iterations", None)
+        mine.pop("iterations", None)
+        if saved != mine:
+            diff = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
+            raise ValueError(f"{self.path}: the checkpoint was made with other settings "
+                             f"({', '.join(diff)}); resume with the same ones")
+        return doc
+
+    def due(self):
+        return time.monotonic() - self.last >= self.seconds
+
+    def save(self, state):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        tmp.replace(self.path)
+        self.last = time.monotonic()
+
+
+class Evaluator:
+    """Test-set MSE of the current weights: Monte-Carlo values (policies.evaluate) against the
+    labels, with a bootstrap interval.  Same seed every time, so curves compare like with like."""
+
+    def __init__(self, positions, sims, seed, threads):
+        from ..evaluate import mc_values, mse_with_interval
+        self._values = mc_values
+        self._mse = mse_with_interval
+        self.positions = positions
+        self.labels = np.array([p.value_black for p in positions], dtype=np.float64)
+        self.sims = sims
+        self.seed = seed
+        self.threads = threads
+
+    def __call__(self, pol):
+        values = self._values(self.positions, pol, self.sims, self.seed, workers=self.threads)
+        return self._mse(values, self.labels)
+
+
+def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=None,
+        data_info=None, checkpoint_seconds=30.0, progress=True):
+    """Train; returns the final curve document.  `trainer` has .work, .count, .name,
+    .objective; `test` an Evaluator or None."""
+    theta = initial_theta(settings)
+    pol = policy_from_theta(settings.feature_set, theta, settings.size)
+    theta = pol.theta          # the policy's own array: updated in place, then sync_theta
+    names = feature_names(settings.feature_set, settings.size)
+    tracked = tracked_names(settings.feature_set, settings.size)
+    tracked_idx = [names.index(n) for n in tracked]
+    track_every = max(1, settings.iterations // 200)
+    ckpt = Checkpoint(checkpoint_path, checkpoint_seconds)
+    state = {"settings": asdict(settings), "iteration": 0, "theta": theta.tolist(),
+             "objective": None, "units": 0, "simulations": 0, "seconds": 0.0,
+             "curve": {"trainer": trainer.name, "objective": trainer.objective,
+                       "points": [], "weights": {"names": tracked, "iterations": [],
+                                                 "values": []}}}
+    if resume:
+        state = ckpt.load(settings)
+        theta[:] = state["theta"]
+        sync_theta(pol)
+        state["settings"] = asdict(settings)
+    curve = state["curve"]
+    count = trainer.count()
+    order_epoch = -1
+    order = None
+
+    def evaluate(t):
+        point = {"iteration": t, "units": state["units"], "simulations": state["simulations"],
+                 "seconds": round(state["seconds"], 2), "objective": state["objective"]}
+        if test is not None:
+            point.update(test(pol))
+        curve["points"].append(point)
+        return point
+
+    def snapshot():
+        state["theta"] = theta.tolist()
+        ckpt.save(state)
+
+    executor = ThreadPoolExecutor(max_workers=settings.threads)
+    start_t = state["iteration"]
+    bar = tqdm(total=settings.iterations, initial=start_t, disable=not progress,
+               desc=f"{trainer.name} {settings.size}x{settings.size}", unit="it",
+               dynamic_ncols=True)
+    # A `kill` (SIGTERM) saves a checkpoint like Ctrl-C does (signals reach the main thread only).
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM)
+    if main_thread:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    last_point = None
+    try:
+        if start_t == 0 and settings.eval_every and not curve["points"]:
+            last_point = evaluate(0)
+        t0 = time.monotonic() - state["seconds"]
+        for t in range(start_t, settings.iterations):
+            slots = []
+            for slot in range(settings.batch):
+                k = t * settings.batch + slot
+                epoch, pos = divmod(k, count)
+                if epoch != order_epoch:
+                    order = np.random.default_rng([settings.seed, epoch, 7]).permutation(count)
+                    order_epoch = epoch
+                slots.append((slot, int(order[pos])))
+            chunks = [slots[i::settings.threads] for i in range(settings.threads)]
+
+            def do(chunk):
+                return [(slot, trainer.work(pol, index, unit_rng(settings.seed, t, slot)))
+                        for slot, index in chunk]
+            results = sorted((r for rs in executor.map(do, chunks) for r in rs),
+                             key=lambda r: r[0])
+            total = np.zeros_like(theta)
+            for _, (step, objective, sims) in results:
+                total += step
+                state["simulations"] += int(sims)
+                if objective is not None:   # None: the unit had nothing to learn from
+                    state["objective"] = (objective if state["objective"] is None
+                                          else 0.99 * state["objective"] + 0.01 * objective)
+            state["units"] += len(results)
+            theta += settings.step_size(t) * total
+            sync_theta(pol)
+            state["iteration"] = t + 1
+            state["seconds"] = time.monotonic() - t0
+            if (t + 1) % track_every == 0 or t + 1 == settings.iterations:
+                curve["weights"]["iterations"].append(t + 1)
+                curve["weights"]["values"].append([float(theta[i]) for i in tracked_idx])
+            if settings.eval_every and (t + 1) % settings.eval_every == 0:
+                last_point = evaluate(t + 1)
+            postfix = {"obj": f"{state['objective'] or 0:.4g}"}
+            if last_point is not None and "mse" in last_point:
+                postfix["mse"] = f"{last_point['mse']:.4f}"
+            bar.set_postfix(postfix, refresh=False)
+            bar.update(1)
+            if ckpt.due():
+                snapshot()
+        if not curve["points"] or curve["points"][-1]["iteration"] != state["iteration"]:
+            evaluate(state["iteration"])
+        snapshot()
+    except KeyboardInterrupt:
+        snapshot()
+        bar.close()
+        raise
+    finally:
+        executor.shutdown()
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        bar.close()
+    write_outputs(trainer, settings, theta, state, out, curve_path, data_info)
+    return curve
+
+
+def write_outputs(trainer, settings, theta, state, out, curve_path, data_info):
+    """The weight file (with provenance), the curve JSON and its PNG."""
+    curve = state["curve"]
+    final = curve["points"][-1]
+    provenance = {
+        "trainer": trainer.name,
+        "hyperparameters": asdict(settings),
+        "data": data_info or {},
+        "training_games": state["units"] if trainer.name == "reinforce" else 0,
+        "training_positions": 0 if trainer.name == "reinforce" else state["units"],
+        "updates": state["iteration"],
+        "simulations": state["simulations"],
+        "seconds": round(state["seconds"], 1),
+        "objective": trainer.objective,
+        "final_objective": state["objective"],
+    }
+    if "mse" in final:
+        provenance["test_mse"] = {k: final[k] for k in ("mse", "lo", "hi", "n") if k in final}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    write_weights(out, settings.feature_set, [settings.size], theta, provenance)
+    curve["settings"] = asdict(settings)
+    curve["weight_file"] = str(out)
+    curves.write_curve(curve, curve_path)

@@ -289,5 +289,12 @@ def bench(as_json, quick, write):
         bench_mod.write_into(write, figures)
 
 
+# -- offline trainers and the MSE experiment (policies/train) ---------------------------------
+from policies.train.commands import reproduce as _reproduce, train as _train  # noqa: E402
+
+main.add_command(_train)
+main.add_command(_reproduce)
+
+
 if __name__ == "__main__":
     main()

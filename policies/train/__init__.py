@@ -17,7 +17,8 @@ from engine.board import BLACK, new_board
 from .adjust import Adjust
 from .apprentice import Apprentice
 from .balance import Balance
-from .inputs import DataError, Item, describe, load_items
+from ..data import DataFileError, read_positions
+from .inputs import Item, describe, load_items
 from .loop import Settings, run
 from .reinforce import Reinforce
 from .twostep import TwoStep
@@ -28,6 +29,22 @@ TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust)
 def default_feature_set(size):
     """shape2x2 on the small boards of the paper, pattern3x3 from 7x7 up."""
     return "shape2x2" if size <= 6 else "pattern3x3"
+
+
+def make_settings(algo, data, test, size, features, alpha, schedule, decay, iterations, batch,
+                  seed, threads, init, eval_every, eval_sims, hyper):
+    """Settings from command-line values: the board size from the data (or test) file unless
+    given, the feature set by size unless given, the trainer's own options only (None: its
+    default)."""
+    if size is None:
+        source = data or test
+        if not source:
+            raise DataFileError("give --size, or a --data or --test file to take it from")
+        size = read_positions(source)[0].size
+    known = TRAINERS[algo].hyper
+    hyper = {k: v for k, v in hyper.items() if k in known and v is not None}
+    return Settings(algo, size, features or default_feature_set(size), alpha, schedule, decay,
+                    iterations, batch, seed, threads, init, eval_every, eval_sims, hyper=hyper)
 
 
 def make_trainer(name, items, hyper):
@@ -49,29 +66,25 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
     curve = Path(curve or Path("runs/train") / f"{tag}.curve.json")
     test_positions = None
     if test:
-        from ..data import read_positions
-        try:
-            test_positions = read_positions(test)
-        except (OSError, ValueError) as err:
-            raise DataError(f"{test}: {err}") from None
+        test_positions = read_positions(test)
         if test_limit:
             test_positions = test_positions[:test_limit]
         if any(p.value_black is None for p in test_positions):
-            raise DataError(f"{test}: every test position needs a label (value_black)")
+            raise DataFileError(f"{test}: every test position needs a label (value_black)")
         if any(p.size != size for p in test_positions):
-            raise DataError(f"{test}: positions are not {size}x{size}")
+            raise DataFileError(f"{test}: positions are not {size}x{size}")
     if data:
         items = load_items(data, cls.need)
         if int(items[0].board.meta[0]) != size:
-            raise DataError(f"{data}: positions are {int(items[0].board.meta[0])}x"
+            raise DataFileError(f"{data}: positions are {int(items[0].board.meta[0])}x"
                             f"{int(items[0].board.meta[0])}, not {size}x{size}")
     elif cls.need:
-        raise DataError(f"{settings.trainer} needs a data file (--data) with "
+        raise DataFileError(f"{settings.trainer} needs a data file (--data) with "
                         f"{', '.join(cls.need)}")
     else:
         if komi is None:
             if not test_positions:
-                raise DataError("self-play from the empty board needs --komi (or a --test file "
+                raise DataFileError("self-play from the empty board needs --komi (or a --test file "
                                 "to take it from)")
             komi = test_positions[0].komi
         items = [Item(new_board(size), BLACK, float(komi), id="empty")]

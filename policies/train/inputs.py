@@ -5,8 +5,7 @@ Positions are read by policies.data (the interchange JSONL of issue 5); this mod
 them into what the trainers need, once, before training starts.
 """
 import hashlib
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +13,7 @@ import numpy as np
 from engine.board import PASS
 from engine.coords import parse_vertex
 
-COLOURS = {"B": 1, "W": 2}
-
-
-class DataError(ValueError):
-    """A position file the trainers cannot use; the message names the file and the problem."""
+from ..data import DataFileError, position_board, read_meta, read_positions
 
 
 @dataclass
@@ -31,12 +26,13 @@ class Item:
     expert: int = PASS - 1       # expert move (point or PASS), PASS - 1 if none
     tree: tuple = None           # (a1, first, a2, v3) arrays for twostep, or None
     id: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def _tree(pos, size):
-    children = pos.extra.get("children") if isinstance(pos.extra, dict) else None
-    if not children:
+    """The depth-2 tree as arrays; None if the position has none, empty arrays if its game is
+    over (nothing to learn from it)."""
+    children = pos.extra.get("children")
+    if children is None:
         return None
     a1, first, a2, v3 = [], [0], [], []
     for child in children:
@@ -54,47 +50,40 @@ def _tree(pos, size):
 def load_items(path, need=()):
     """The positions of `path` as Items.  `need` names what every position must have:
     "value", "expert", "tree"; a position without it, or a file that cannot be read, gives a
-    DataError naming the file (and the position)."""
-    from ..data import position_board, read_positions
-    try:
-        positions = read_positions(path)
-    except (OSError, ValueError) as err:
-        raise DataError(f"{path}: {err}") from None
+    DataFileError naming the file (and the position)."""
+    positions = read_positions(path)
     if not positions:
-        raise DataError(f"{path}: no positions")
+        raise DataFileError(f"{path}: no positions")
     items = []
     for pos in positions:
         try:
             board, colour = position_board(pos)
             expert = PASS - 1 if pos.expert is None else parse_vertex(pos.expert, pos.size)
             tree = _tree(pos, pos.size)
-        except (ValueError, KeyError, TypeError) as err:
-            raise DataError(f"{path}: position {pos.id}: {err}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise DataFileError(f"{path}: position {pos.id}: {err}") from None
         item = Item(board, colour, float(pos.komi),
                     np.nan if pos.value_black is None else float(pos.value_black),
                     expert, tree, str(pos.id))
         missing = [k for k, bad in (("value", np.isnan(item.value)), ("expert", expert == PASS - 1),
                                     ("tree", tree is None)) if k in need and bad]
         if missing:
-            raise DataError(f"{path}: position {pos.id} has no {' / '.join(missing)} "
-                            f"(this trainer needs {', '.join(need)})")
+            raise DataFileError(f"{path}: position {pos.id} has no {' / '.join(missing)} "
+                                f"(this trainer needs {', '.join(need)})")
         items.append(item)
     sizes = {int(it.board.meta[0]) for it in items}
     if len(sizes) != 1:
-        raise DataError(f"{path}: positions of several board sizes {sorted(sizes)}")
+        raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
     return items
 
 
 def describe(path):
-    """What a weight file's provenance says about its data: path, checksum, count, and the
-    file's own record of how it was made (its meta line or sidecar), when it has one."""
+    """What a weight file's provenance says about a data file: path, checksum, and the file's
+    own record of how it was made (policies.data's sidecar), when it has one."""
     path = Path(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    info = {"path": str(path), "sha256_16": digest}
-    meta_path = path.with_suffix(path.suffix + ".meta.json")
-    if meta_path.exists():
-        try:
-            info["meta"] = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            info["meta"] = f"unreadable {meta_path.name}"
+    info = {"path": str(path), "sha256_16": hashlib.sha256(path.read_bytes()).hexdigest()[:16]}
+    try:
+        info["meta"] = read_meta(path)
+    except ValueError as err:
+        info["meta"] = str(err)
     return info

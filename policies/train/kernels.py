@@ -8,7 +8,7 @@ playouts and features the engine uses.
 import numpy as np
 from numba import njit
 
-from engine.board import M_MOVES, copy_board, copy_into, play
+from engine.board import M_MOVES, M_PASSES, copy_board, copy_into, play
 
 from ..kernel import playout_with_grad
 from ..softmax import psi
@@ -46,7 +46,8 @@ def twostep_sums(b, c, pol, a1, first, a2, v3, g, gm):
     With p = pi(s1, a1) pi(s2, a2): g += sum p v3 (psi(s1, a1) + psi(s2, a2)) and
     gm += sum p (psi(s1, a1) + psi(s2, a2)) (the gradient of the mass); returns
     (sum p v3, sum p).  Moves the policy never plays get p = 0; the second number is the
-    probability mass the tree covers (1 when it holds every candidate move)."""
+    probability mass the tree covers (1 when it holds every candidate move).  After a first
+    move that ends the game (a second pass) the tree's single reply has p2 = 1."""
     nw = pol.theta.shape[0]
     psi1 = np.zeros((1, nw))
     psi2 = np.zeros((1, nw))
@@ -61,9 +62,10 @@ def twostep_sums(b, c, pol, a1, first, a2, v3, g, gm):
         p1 = np.exp(lp1)
         copy_into(s2, b)
         play(s2, a1[i], c)
+        over = s2.meta[M_PASSES] >= 2     # a second pass ended the game: its one "reply"
         for j in range(first[i], first[i + 1]):
             psi2[:] = 0.0
-            lp2 = psi(s2, 3 - c, pol, a2[j], psi2, 0)
+            lp2 = 0.0 if over else psi(s2, 3 - c, pol, a2[j], psi2, 0)
             if lp2 == -np.inf:
                 continue
             p = p1 * np.exp(lp2)

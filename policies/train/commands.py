@@ -1,0 +1,102 @@
+"""The `simbal train ALGO` and `simbal reproduce 5x5|6x6` commands (click), registered on the
+`simbal` group by engine/cli.py.  Options only: the work is in policies.train and
+policies.train.reproduce."""
+import json
+
+import click
+
+from ..data import DataFileError
+from ..weights import WeightFileError
+
+
+def _fail_cleanly(run):
+    """A bad input file becomes a one-line error naming it, not a traceback."""
+    try:
+        return run()
+    except (DataFileError, WeightFileError, OSError) as err:
+        raise click.ClickException(str(err)) from None
+    except ValueError as err:      # bad checkpoint, mismatched settings, unknown objective
+        raise click.ClickException(str(err)) from None
+
+
+@click.command("train")
+@click.argument("algo", type=click.Choice(["apprentice", "reinforce", "balance", "twostep",
+                                           "adjust"]))
+@click.option("--data", type=click.Path(dir_okay=False),
+              help="Training positions (labels, expert moves or depth-2 trees as ALGO needs); "
+                   "reinforce: optional start positions (default: the empty board).")
+@click.option("--test", type=click.Path(dir_okay=False), help="Labelled test positions: MSE "
+              "tracked during training.")
+@click.option("--size", type=click.IntRange(2, 25), help="Board size (default: the data's).")
+@click.option("--features", type=click.Choice(["shape2x2", "pattern3x3"]),
+              help="Feature set (default shape2x2 up to 6x6, pattern3x3 above).")
+@click.option("--alpha", default=0.1, show_default=True, type=float, help="Step size.")
+@click.option("--schedule", default="constant", show_default=True,
+              type=click.Choice(["constant", "inverse", "linear"]),
+              help="inverse: alpha/(1+t/decay); linear: down to 0 at the last iteration.")
+@click.option("--decay", default=1000.0, show_default=True, type=float)
+@click.option("--iterations", default=1000, show_default=True, type=click.IntRange(1),
+              help="Updates (each over --batch positions or games).")
+@click.option("--batch", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--threads", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--init", default="zero", show_default=True,
+              help="Starting weights: zero or a weight file.")
+@click.option("--eval-every", default=0, show_default=True, type=click.IntRange(0),
+              help="Iterations between test-set evaluations (0: at the end only).")
+@click.option("--eval-sims", default=100, show_default=True, type=click.IntRange(1))
+@click.option("--test-limit", default=0, show_default=True, type=click.IntRange(0),
+              help="Use only the first N test positions (0: all).")
+@click.option("--m", "m", default=16, show_default=True, type=click.IntRange(1),
+              help="balance: simulations for V.")
+@click.option("--n", "n", default=None, type=click.IntRange(1),
+              help="balance: simulations for the gradient (16); adjust: per candidate (32).")
+@click.option("--games", default=1, show_default=True, type=click.IntRange(1),
+              help="reinforce: self-play games per work unit.")
+@click.option("--objective", default="prob", show_default=True,
+              type=click.Choice(["gap", "prob"]), help="adjust: 2014 gap or improved prob.")
+@click.option("--candidates", default=6, show_default=True, type=click.IntRange(2),
+              help="adjust: candidate moves per position.")
+@click.option("--tau", default=0.0, show_default=True, type=float,
+              help="adjust prob: softmax temperature (0: 0.5/sqrt(n)).")
+@click.option("--komi", default=None, type=float, help="reinforce from the empty board.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Weight file (default weights/<N>x<N>-<ALGO>.json).")
+@click.option("--curve", type=click.Path(dir_okay=False),
+              help="Learning-curve JSON, PNG beside it (default runs/train/<N>x<N>-<ALGO>"
+                   ".curve.json; the checkpoint goes beside it too).")
+@click.option("--resume", is_flag=True, help="Continue from the checkpoint of an interrupted "
+              "run with the same settings.")
+def train(algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
+          threads, init, eval_every, eval_sims, test_limit, m, n, games, objective, candidates,
+          tau, komi, out, curve, resume):
+    """Train a playout policy with ALGO; writes weights, a learning curve and checkpoints."""
+    from . import make_settings, train as run_training
+
+    def go():
+        settings = make_settings(
+            algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
+            threads, init, eval_every, eval_sims,
+            {"m": m, "n": n, "games": games, "objective": objective, "k": candidates,
+             "tau": tau})
+        path, result = run_training(settings, data, test, out, curve, komi, resume,
+                                    test_limit=test_limit)
+        click.echo(json.dumps({"weights": str(path), "final": result["points"][-1]}))
+    _fail_cleanly(go)
+
+
+@click.command("reproduce")
+@click.argument("board", type=click.Choice(["5x5", "6x6"]))
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Output folder (default runs/reproduce-<BOARD>); rerunning resumes.")
+@click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(0.01),
+              help="Multiply every data-set size and training length (0.1: a quick look).")
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0))
+@click.option("--ship", is_flag=True, help="Copy the trained weights to weights/.")
+def reproduce(board, out_dir, scale, seed, ship):
+    """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plot."""
+    from .reproduce import reproduce as run
+    size = int(board.split("x")[0])
+    summary = _fail_cleanly(lambda: run(size, out_dir or f"runs/reproduce-{board}", scale,
+                                        seed, ship, log=lambda t: click.echo(t, err=True)))
+    click.echo(json.dumps(summary))

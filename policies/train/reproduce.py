@@ -1,0 +1,166 @@
+"""`simbal reproduce 5x5|6x6`: Silver & Tesauro's Monte-Carlo accuracy experiment end to end.
+
+Data (random-game positions, split by game, deep-search labels, GnuGo expert moves, depth-2
+trees) through the `simbal data` commands; the five trainers from zero shape2x2 weights through
+`simbal train`, each tracking the test-set MSE; the final MSE of every trainer and of the
+uniform and handcrafted policies through `simbal eval mse` (100 simulations, bootstrap 95%
+interval); then a table (Markdown + JSON) and one plot of every learning curve.  Each step
+runs as a `simbal` command in a subprocess, is timed, and is skipped when run again after it
+finished (steps.json records them), so an interrupted reproduction resumes.
+
+PLANS hold the sizes and training lengths, chosen so that the 5x5 run fits in an hour on two
+cores; `scale` multiplies them all (0.1 for a quick look).
+"""
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .curves import plot_comparison
+
+TRAINER_ORDER = ("apprentice", "reinforce", "balance", "twostep", "adjust")
+
+PLANS = {
+    5: {"komi": 24.5, "games": 2000, "test": 1000, "label_playouts": 10000,
+        "depth2_playouts": 200, "curve_positions": 300, "curve_points": 8,
+        "trainers": {
+            "apprentice": {"data": "expert", "alpha": 0.05, "iterations": 2000, "batch": 4},
+            "reinforce": {"data": None, "alpha": 0.02, "iterations": 2500, "batch": 2},
+            "balance": {"data": "labelled", "alpha": 1.0, "iterations": 2500, "batch": 2,
+                        "m": 16, "n": 16},
+            "twostep": {"data": "depth2", "alpha": 1.0, "iterations": 2500, "batch": 2},
+            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 600, "batch": 2,
+                       "n": 32, "candidates": 5, "objective": "prob"},
+        }},
+    6: {"komi": 3.5, "games": 2000, "test": 1000, "label_playouts": 10000,
+        "depth2_playouts": 150, "curve_positions": 300, "curve_points": 8,
+        "trainers": {
+            "apprentice": {"data": "expert", "alpha": 0.05, "iterations": 2000, "batch": 4},
+            "reinforce": {"data": None, "alpha": 0.02, "iterations": 2000, "batch": 2},
+            "balance": {"data": "labelled", "alpha": 1.0, "iterations": 2000, "batch": 2,
+                        "m": 16, "n": 16},
+            "twostep": {"data": "depth2", "alpha": 1.0, "iterations": 1500, "batch": 2},
+            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 400, "batch": 2,
+                       "n": 32, "candidates": 5, "objective": "prob"},
+        }},
+}
+
+
+class Steps:
+    """Timed steps, each run once: steps.json keeps what finished, its output and duration."""
+
+    def __init__(self, folder, log):
+        self.path = Path(folder) / "steps.json"
+        self.done = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.log = log
+
+    def run(self, name, argv):
+        if name in self.done:
+            self.log(f"[{name}] done before ({self.done[name]['seconds']:.0f} s)")
+            return self.done[name]["output"]
+        self.log(f"[{name}] simbal {' '.join(argv)}")
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "engine.cli", *argv], stdout=subprocess.PIPE,
+                              text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"step {name} failed (exit {proc.returncode}): simbal "
+                               f"{' '.join(argv)}")
+        lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+        output = json.loads(lines[-1]) if lines else None
+        seconds = time.monotonic() - start
+        self.done[name] = {"seconds": round(seconds, 1), "output": output,
+                           "command": "simbal " + " ".join(argv)}
+        self.path.write_text(json.dumps(self.done, indent=1) + "\n")
+        self.log(f"[{name}] {seconds:.0f} s")
+        return output
+
+
+def _scaled(n, scale, least=1):
+    return max(least, int(round(n * scale)))
+
+
+def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
+    plan = PLANS[size]
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    steps = Steps(d, log)
+    f = {k: str(d / f"{k}.jsonl") for k in ("all", "train", "test", "test-labelled",
+                                             "labelled", "expert", "depth2")}
+    games = _scaled(plan["games"], scale, 20)
+    test_n = _scaled(plan["test"], scale, 10)
+    steps.run("data", ["data", "random", "--size", str(size), "--komi", str(plan["komi"]),
+                       "--games", str(games), "--seed", str(seed), "--out", f["all"]])
+    steps.run("split", ["data", "split", "--in", f["all"], "--test", str(test_n), "--seed",
+                        str(seed), "--train-out", f["train"], "--test-out", f["test"]])
+    label = ["--playouts", str(plan["label_playouts"]), "--seed", str(seed)]
+    steps.run("label-test", ["data", "label", "--in", f["test"], "--out", f["test-labelled"],
+                             *label])
+    steps.run("label-train", ["data", "label", "--in", f["train"], "--out", f["labelled"],
+                              *label])
+    steps.run("experts", ["data", "experts", "--in", f["labelled"], "--out", f["expert"]])
+    steps.run("depth2", ["data", "depth2", "--in", f["labelled"], "--out", f["depth2"],
+                         "--playouts", str(plan["depth2_playouts"]), "--seed", str(seed)])
+    results = {}
+    for name in ("uniform", "handcrafted"):
+        results[name] = steps.run(f"eval-{name}", ["eval", "mse", "--positions",
+                                                   f["test-labelled"], "--weights", name])
+    curve_list = []
+    for name in TRAINER_ORDER:
+        t = dict(plan["trainers"][name])
+        iterations = _scaled(t.pop("iterations"), scale, 10)
+        source = t.pop("data")
+        weights = d / "weights" / f"{size}x{size}-{name}.json"
+        curve = d / "curves" / f"{size}x{size}-{name}.curve.json"
+        argv = ["train", name, "--size", str(size), "--test", f["test-labelled"],
+                "--test-limit", str(plan["curve_positions"]), "--iterations", str(iterations),
+                "--eval-every", str(max(1, iterations // plan["curve_points"])),
+                "--seed", str(seed), "--out", str(weights), "--curve", str(curve)]
+        if source:
+            argv += ["--data", f[source]]
+        for key, value in t.items():
+            argv += [f"--{key}", str(value)]
+        if curve.with_suffix(".ckpt.json").exists() and f"train-{name}" not in steps.done:
+            argv.append("--resume")
+        steps.run(f"train-{name}", argv)
+        curve_list.append(json.loads(curve.read_text()))
+        results[name] = steps.run(f"eval-{name}", ["eval", "mse", "--positions",
+                                                   f["test-labelled"], "--weights", str(weights)])
+        if ship:
+            shutil.copy(weights, Path("weights") / weights.name)
+    summary = write_report(d, size, plan, steps, results, curve_list)
+    return summary
+
+
+def write_report(d, size, plan, steps, results, curve_list):
+    """results.json, results.md (the table and the step times) and mse.png."""
+    uniform = results["uniform"]["mse"]
+    rows = []
+    for name, r in results.items():
+        train = steps.done.get(f"train-{name}")
+        rows.append({"policy": name, "mse": r["mse"], "lo": r["lo"], "hi": r["hi"], "n": r["n"],
+                     "ratio_to_uniform": r["mse"] / uniform,
+                     "train_seconds": train["seconds"] if train else None})
+    times = {k: v["seconds"] for k, v in steps.done.items()}
+    doc = {"board": f"{size}x{size}", "plan": plan, "results": rows, "step_seconds": times,
+           "total_seconds": round(sum(times.values()), 1),
+           "commands": {k: v["command"] for k, v in steps.done.items()}}
+    (d / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
+    lines = [f"## {size}x{size}: MSE of 100-simulation Monte-Carlo evaluation "
+             f"({rows[0]['n']} test positions)", "",
+             "| policy | MSE | 95% interval | / uniform | training time (s) |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        t = "" if r["train_seconds"] is None else f"{r['train_seconds']:.0f}"
+        lines.append(f"| {r['policy']} | {r['mse']:.4f} | {r['lo']:.4f}–{r['hi']:.4f} | "
+                     f"{r['ratio_to_uniform']:.2f} | {t} |")
+    lines += ["", "| step | seconds |", "|---|---|"]
+    lines += [f"| {k} | {v:.0f} |" for k, v in times.items()]
+    lines.append(f"| **total** | **{doc['total_seconds']:.0f}** |")
+    (d / "results.md").write_text("\n".join(lines) + "\n")
+    plot_comparison(curve_list, {"uniform": uniform, "handcrafted": results["handcrafted"]["mse"]},
+                    d / "mse.png", f"{size}x{size}: test-set MSE during training "
+                    f"({plan['curve_positions']} positions, 100 simulations)")
+    return {"table": str(d / "results.md"), "plot": str(d / "mse.png"),
+            "total_seconds": doc["total_seconds"]}

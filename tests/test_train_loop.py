@@ -1,0 +1,135 @@
+"""The shared training loop: an interrupted run resumed from its checkpoint ends exactly where
+an uninterrupted one does, the thread count does not change the result, checkpoints of other
+settings are refused, and the outputs (weight file with provenance, curve JSON and PNG) are
+written; the `simbal train` command end to end on a position file."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from train_helpers import SIZE, make_items, small_positions
+
+from engine.cli import main
+from policies.data import Position, write_positions
+from policies.train.balance import Balance
+from policies.train.loop import Settings, run
+from policies.weights import read_weights
+
+
+class Interrupting:
+    """A trainer that raises KeyboardInterrupt (Ctrl-C) at its `after`-th work unit."""
+
+    def __init__(self, inner, after):
+        self.inner = inner
+        self.after = after
+        self.calls = 0
+        self.name = inner.name
+        self.objective = inner.objective
+
+    def count(self):
+        return self.inner.count()
+
+    def work(self, pol, index, rng):
+        self.calls += 1
+        if self.calls == self.after:
+            raise KeyboardInterrupt
+        return self.inner.work(pol, index, rng)
+
+
+def settings(**kw):
+    base = dict(trainer="balance", size=SIZE, alpha=2.0, iterations=12, batch=3, seed=4,
+                threads=2, hyper={"m": 4, "n": 4})
+    base.update(kw)
+    return Settings(**base)
+
+
+@pytest.fixture(scope="module")
+def items():
+    labels = [0.9, 0.1, 0.8, 0.3, 0.5]
+    return [make_items([p], value=v)[0] for p, v in zip(small_positions(), labels)]
+
+
+def train(tmp_path, name, trainer, s, resume=False):
+    out = tmp_path / f"{name}.json"
+    curve = tmp_path / f"{name}.curve.json"
+    run(trainer, s, out, curve, tmp_path / f"{name}.ckpt.json", resume=resume,
+        checkpoint_seconds=0.0, progress=False)
+    return read_weights(out), json.loads(curve.read_text())
+
+
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items):
+    whole, whole_curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings())
+    stopped = Interrupting(Balance(items, {"m": 4, "n": 4}), after=20)
+    with pytest.raises(KeyboardInterrupt):
+        train(tmp_path, "b", stopped, settings())
+    saved = json.loads((tmp_path / "b.ckpt.json").read_text())
+    assert 0 < saved["iteration"] < 12
+    resumed, resumed_curve = train(tmp_path, "b", Balance(items, {"m": 4, "n": 4}), settings(),
+                                   resume=True)
+    assert any(v != 0 for v in whole.weights.values())
+    assert resumed.weights == whole.weights
+    assert resumed_curve["weights"] == whole_curve["weights"]
+    # One thread draws the same games as two: each work unit has its own random stream.
+    single, _ = train(tmp_path, "c", Balance(items, {"m": 4, "n": 4}), settings(threads=1))
+    assert single.weights == whole.weights
+    other_seed, _ = train(tmp_path, "d", Balance(items, {"m": 4, "n": 4}), settings(seed=5))
+    assert other_seed.weights != whole.weights
+
+
+def test_resume_refuses_a_checkpoint_of_other_settings(tmp_path, items):
+    train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(iterations=2))
+    with pytest.raises(ValueError, match="a.ckpt.json.*alpha"):
+        train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(alpha=1.0), resume=True)
+    (tmp_path / "a.ckpt.json").write_text("{trunc")
+    with pytest.raises(ValueError, match="a.ckpt.json: unreadable"):
+        train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(), resume=True)
+
+
+def test_outputs_carry_provenance_and_curves(tmp_path, items):
+    wf, curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings())
+    prov = wf.provenance
+    assert prov["trainer"] == "balance"
+    assert prov["hyperparameters"]["alpha"] == 2.0
+    assert prov["hyperparameters"]["hyper"] == {"m": 4, "n": 4}
+    assert prov["simulations"] == 12 * 3 * 8 and prov["training_positions"] == 36
+    assert wf.board_sizes == [SIZE] and wf.feature_set == "shape2x2"
+    assert curve["points"][-1]["iteration"] == 12
+    assert curve["weights"]["names"][0] == "li1x1"
+    assert len(curve["weights"]["values"]) == 12
+    assert (tmp_path / "a.curve.png").stat().st_size > 1000
+
+
+def write_file(path):
+    """Two labelled 5x5 positions with expert moves, as the interchange format."""
+    positions = [Position("p1", 5, 0.5, [["B", "C3"], ["W", "D4"]], "B", 0.7, "B2"),
+                 Position("p2", 5, 0.5, [["B", "C3"]], "W", 0.4, "C4")]
+    write_positions(path, positions, {"test": True})
+
+
+def test_train_command_end_to_end(tmp_path):
+    data = tmp_path / "p.jsonl"
+    write_file(data)
+    out = tmp_path / "w.json"
+    result = CliRunner().invoke(main, ["train", "apprentice", "--data", str(data), "--test",
+                                       str(data), "--iterations", "5", "--eval-sims", "10",
+                                       "--out", str(out), "--curve", str(tmp_path / "c.json")])
+    assert result.exit_code == 0, result.output
+    final = json.loads(result.stdout.strip().splitlines()[-1])["final"]
+    assert final["n"] == 2 and 0 <= final["mse"] <= 1
+    prov = read_weights(out).provenance
+    assert prov["data"]["path"] == str(data) and prov["data"]["meta"]["made_by"] == {"test": True}
+    assert "test_mse" in prov
+
+
+@pytest.mark.parametrize("algo, problem", [("twostep", "no tree"), ("adjust", "no expert")])
+def test_train_command_names_the_file_when_data_lacks_what_it_needs(tmp_path, algo, problem):
+    data = tmp_path / "p.jsonl"
+    write_positions(data, [Position("p1", 5, 0.5, [], "B", 0.5)], {})
+    result = CliRunner().invoke(main, ["train", algo, "--data", str(data)])
+    assert result.exit_code != 0
+    assert str(data) in result.output and problem in result.output
+    assert "Traceback" not in result.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "size": 5\n')
+    result = CliRunner().invoke(main, ["train", algo, "--data", str(bad), "--size", "5"])
+    assert result.exit_code != 0 and str(bad) in result.output

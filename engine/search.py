@@ -145,7 +145,7 @@ def select_child(tree, node, params, rng):
     allowed = n_child
     if tree.allowed[node] != n_child:
         allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
-    log_np = np.log(n_p)
+    log_np = np.log(max(n_p, 1))  # a fresh node (T = 0) selects too
     rave = params[P_RAVE] > 0.0
     best = -1
     best_score = -1e300

@@ -87,13 +87,14 @@ def formula_choice(children, n_p, p, eligible):
     when on; unvisited children score first-play-urgency + W*H (so that they come first, in
     H order).  Ties go to the earlier child."""
     C, W, fpu, equiv = p[P_C], p[P_BIAS], p[P_FPU], p[P_RAVE_EQ]
+    log_np = math.log(max(n_p, 1))
     best, best_score = None, -math.inf
     for i in eligible:
         ch = children[i]
         n, rn = ch["visits"], ch["rave_n"]
         if n == 0:
             if p[P_RAVE] > 0 and rn > 0:
-                score = ch["rave_w"] / rn + C * math.sqrt(math.log(n_p)) + W * ch["prior"]
+                score = ch["rave_w"] / rn + C * math.sqrt(log_np) + W * ch["prior"]
             else:
                 score = fpu + W * ch["prior"]
         else:
@@ -101,7 +102,7 @@ def formula_choice(children, n_p, p, eligible):
             if p[P_RAVE] > 0 and rn > 0:
                 beta = rn / (n + rn + n * rn / equiv)
                 v = (1 - beta) * v + beta * ch["rave_w"] / rn
-            score = v + C * math.sqrt(math.log(n_p) / n) + W * ch["prior"] / (n + 1)
+            score = v + C * math.sqrt(log_np / n) + W * ch["prior"] / (n + 1)
         if score > best_score:
             best, best_score = i, score
     return best
@@ -140,6 +141,11 @@ SELECTION_CASES = [
     # The same with RAVE on but no RAVE statistics yet.
     ("unvisited first, rave on but empty", [child(50, 40, prior=1.0), child(0, prior=0.5),
                                             child(0, prior=-1.0)], 50, dict(rave=1.0), 1),
+    # A fresh node (no visits yet, T = 0) whose children carry RAVE priors: the best prior.
+    ("fresh node, rave priors", [child(0, prior=0.0, rave_n=20, rave_w=12),
+                                 child(0, prior=-0.5, rave_n=20, rave_w=15),
+                                 child(0, prior=-3.0, rave_n=20, rave_w=2)], 0,
+     dict(rave=1.0, bias_weight=0.0), 1),
     # All children visited: the formula alone.
     ("all visited", [child(30, 12, prior=0.5), child(10, 6, prior=0.2), child(10, 3, prior=-1.0)], 50, {}, 1),
 ]

@@ -273,6 +273,84 @@ def regress(suites, engine_cmd, playouts, parallel, json_path):
 
 
 @main.command()
+@click.option("--param", "param_specs", multiple=True, required=True,
+              metavar="NAME=START[,LOW,HIGH[,SCALE]]",
+              help="A parameter to tune (repeatable); bounds default to policies/tune.py BOUNDS.")
+@click.option("--method", type=click.Choice(["rspsa", "fdsa"]), default="rspsa", show_default=True)
+@click.option("--iterations", default=50, show_default=True, type=click.IntRange(1))
+@click.option("--perturbations", default=8, show_default=True, type=click.IntRange(1),
+              help="r: perturbations per iteration (FDSA: per parameter), one game pair each.")
+@click.option("--delta0", default=0.05, show_default=True, type=click.FloatRange(1e-3, 1.0),
+              help="Initial step, as a fraction of each parameter's scale.")
+@click.option("--objective", default="match", show_default=True,
+              help="match (game pairs against the fixed opponent), synthetic (a known optimum at "
+                   "the engine defaults), or MODULE:FUNCTION f(params, seed) -> float.")
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--playouts", default=200, show_default=True, type=click.IntRange(1),
+              help="Playouts per move of both engines in the match objective.")
+@click.option("--weights", default=None, help="Playout policy of both engines (default: shipped).")
+@click.option("--opponent-param", "opponent_params", multiple=True, metavar="NAME=VALUE",
+              help="Parameters of the fixed opponent (default: the engine's defaults).")
+@click.option("--opening", default=2, show_default=True, type=click.IntRange(0),
+              help="Random opening moves shared by both games of a pair.")
+@click.option("--validate", "validate_pairs", default=0, show_default=True, type=click.IntRange(0),
+              help="After tuning, play this many game pairs (fresh seeds) of the result against "
+                   "the opponent and report the score with its Wilson interval.")
+@click.option("--parallel", default=None, type=click.IntRange(1), help="Worker processes.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--out", "out_dir", default="runs/tune", show_default=True,
+              type=click.Path(file_okay=False), help="Checkpoint, log and plot (resumable).")
+def tune(param_specs, method, iterations, perturbations, delta0, objective, size, komi, playouts,
+         weights, opponent_params, opening, validate_pairs, parallel, seed, out_dir):
+    """Tune engine parameters with RSPSA (or FDSA) against a noisy objective."""
+    from policies import tune as tune_mod
+
+    try:
+        params = [tune_mod.parse_param(text) for text in param_specs]
+        tune_mod.check_names(params)
+        opponent = {}
+        for text in opponent_params:
+            name, _, value = text.partition("=")
+            opponent[name] = float(value)
+        tune_mod.check_names(tune_mod.Param(n, 0.0, 0.0, 1.0) for n in opponent)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    if objective == "match":
+        setup = tune_mod.MatchSetup(size, komi, playouts, weights, opponent or None, opening)
+        f = tune_mod.MatchObjective(setup, parallel)
+    elif objective == "synthetic":
+        from .search import PARAMS
+        defaults = {name: value for name, value, _ in PARAMS}
+        f = tune_mod.Synthetic({p.name: defaults[p.name] for p in params},
+                               {p.name: p.scale / 4 for p in params})
+    else:
+        try:
+            f = tune_mod.FunctionObjective(objective)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--objective") from None
+    tuner = tune_mod.Tuner(params, tune_mod.Settings(method, iterations, perturbations, delta0, seed), f)
+    bar = _ProgressBar("iteration")
+    try:
+        log = tune_mod.run(tuner, out_dir, bar)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    finally:
+        bar.close()
+    final = tuner.as_dict()
+    click.echo(f"after {tuner.t} iterations ({sum(r['evaluations'] for r in log)} evaluations): "
+               + " ".join(f"{k}={v:.4g}" for k, v in final.items()))
+    if validate_pairs:
+        report = tune_mod.validate(f, final, validate_pairs, seed)
+        (Path(out_dir) / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
+        low, high = report["score_95"]
+        click.echo(f"validation: {report['points']:g}/{report['games']} = {100 * report['score']:.1f}% "
+                   f"(95% interval {100 * low:.1f}-{100 * high:.1f}%)")
+    if hasattr(f, "close"):
+        f.close()
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (for scripts).")
 @click.option("--quick", is_flag=True, help="Shorter timings, no start-up figures.")
 @click.option("--write", type=click.Path(dir_okay=False), default=None,
@@ -287,6 +365,185 @@ def bench(as_json, quick, write):
             click.echo(f"{key:40s} {value:>12,}" if isinstance(value, int) else f"{key:40s} {value:>12}")
     if write:
         bench_mod.write_into(write, figures)
+
+
+# -- data sets and the Monte-Carlo accuracy measure (policies/positions.py, labels.py,
+#    evaluate.py; formats in policies/DATA.md) ----------------------------------------------
+
+def _command_line():
+    return "simbal " + " ".join(sys.argv[1:])
+
+
+def _data_errors(run):
+    """Run `run()`; a bad input file or engine becomes a one-line error, not a traceback."""
+    from policies.data import DataFileError
+    from .match import EngineFailure
+    try:
+        return run()
+    except (DataFileError, EngineFailure, OSError) as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _report_failures(failures, what):
+    if failures:
+        click.echo(f"{len(failures)} positions could not be {what} (see above); run the "
+                   "command again to retry them", err=True)
+
+
+@main.group()
+def data():
+    """Position sets, labels, expert moves and depth-2 trees (policies/DATA.md)."""
+
+
+@data.command("random")
+@click.option("--size", default=5, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=24.5, show_default=True, type=float)
+@click.option("--games", default=2000, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--source", default="random", show_default=True,
+              type=click.Choice(["random", "selfplay"]),
+              help="Uniformly random games, or games of the engine against itself.")
+@click.option("--playouts", default=100, show_default=True, type=click.IntRange(1),
+              help="Self-play: playouts per move.")
+@click.option("--weights", default="uniform", show_default=True, help="Self-play: playout policy.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+def data_random(size, komi, games, seed, source, playouts, weights, workers, out):
+    """One position per game at a uniformly random move (Silver & Tesauro's protocol)."""
+    from policies.positions import random_file
+    bar = _ProgressBar("game")
+    try:
+        counts = random_file(out, size, komi, games, seed, source, playouts, weights, workers,
+                             _command_line(), bar)
+    finally:
+        bar.close()
+    click.echo(json.dumps(counts))
+
+
+@data.command("sgf")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@click.option("--size", default=None, type=click.IntRange(2, 25), help="Keep only this size.")
+@click.option("--per-game", default=0, show_default=True, type=click.IntRange(0),
+              help="Positions drawn per game (0: every move).")
+@click.option("--komi", default=7.5, show_default=True, type=float,
+              help="For records without a komi.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+def data_sgf(folder, out, size, per_game, komi, seed):
+    """Positions and expert moves (the move played) from every .sgf under FOLDER."""
+    from policies.positions import sgf_file
+    counts = sgf_file(folder, out, size, per_game, seed, komi, _command_line(),
+                      report=lambda text: click.echo(text, err=True))
+    click.echo(json.dumps(counts))
+
+
+@data.command("split")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
+@click.option("--test", default=1000, show_default=True, type=click.IntRange(1),
+              help="Positions in the test part (whole games, so at least this many).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--train-out", required=True, type=click.Path(dir_okay=False))
+@click.option("--test-out", required=True, type=click.Path(dir_okay=False))
+def data_split(in_path, test, seed, train_out, test_out):
+    """Split a position file into train and test files disjoint by game."""
+    from policies.positions import split_file
+    counts = _data_errors(lambda: split_file(in_path, test, seed, train_out, test_out,
+                                             _command_line()))
+    click.echo(json.dumps(counts))
+
+
+def _over_file(run, what):
+    bar = _ProgressBar("position")
+    try:
+        written, failures = _data_errors(lambda: run(bar))
+    finally:
+        bar.close()
+    _report_failures(failures, what)
+    click.echo(json.dumps({"positions": len(written), "failures": len(failures)}))
+
+
+@data.command("label")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Output (resumable: ids already in it are skipped).")
+@click.option("--playouts", default=10000, show_default=True, type=click.IntRange(1),
+              help="Simulations of our search per label.")
+@click.option("--weights", default="uniform", show_default=True,
+              help="Playout policy of our search.")
+@click.option("--oracle", default=None, metavar="CMD",
+              help="Label by this GTP engine instead (uct_value, lz-genmove_analyze, or a "
+                   "score estimate).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
+def data_label(in_path, out, playouts, weights, oracle, seed, workers):
+    """Label every position with V-hat(s), the probability that Black wins."""
+    from policies.labels import label_file
+    _over_file(lambda progress: label_file(
+        in_path, out, playouts, weights, oracle, seed, workers, _command_line(), progress,
+        report=lambda text: click.echo(text, err=True)), "labelled")
+
+
+@data.command("experts")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@click.option("--engine", default="/usr/games/gnugo --mode gtp --level 10 --chinese-rules",
+              show_default=True, help="GTP command of the expert.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
+def data_experts(in_path, out, engine, workers):
+    """Add the expert engine's genmove to every position."""
+    from policies.labels import experts_file
+    _over_file(lambda progress: experts_file(
+        in_path, out, engine, workers, _command_line(), progress,
+        report=lambda text: click.echo(text, err=True)), "given an expert move")
+
+
+@data.command("depth2")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="Simulations of our search per leaf.")
+@click.option("--weights", default="uniform", show_default=True)
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
+def data_depth2(in_path, out, playouts, weights, seed, workers):
+    """Every candidate move and reply of each position, labelled (two-step balancing)."""
+    from policies.labels import depth2_file
+    _over_file(lambda progress: depth2_file(
+        in_path, out, playouts, weights, seed, workers, _command_line(), progress,
+        report=lambda text: click.echo(text, err=True)), "expanded")
+
+
+@main.group("eval")
+def eval_group():
+    """Accuracy of Monte-Carlo evaluation (policies/evaluate.py)."""
+
+
+@eval_group.command("mse")
+@click.option("--positions", required=True, type=click.Path(dir_okay=False),
+              help="Labelled position file.")
+@click.option("--weights", default="uniform", show_default=True,
+              help="Playout policy: a weight file, uniform or handcrafted.")
+@click.option("--sims", default=100, show_default=True, type=click.IntRange(1),
+              help="Playouts per position.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
+def eval_mse(positions, weights, sims, seed, workers):
+    """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
+    from policies.evaluate import mse_report
+    try:
+        result = _data_errors(lambda: mse_report(positions, weights, sims, seed, workers))
+    except ValueError as e:   # WeightFileError names the file
+        raise click.BadParameter(str(e), param_hint="--weights") from None
+    click.echo(json.dumps(result))
+
+
+@eval_group.command("labels")
+@click.argument("file_a", type=click.Path(dir_okay=False))
+@click.argument("file_b", type=click.Path(dir_okay=False))
+def eval_labels(file_a, file_b):
+    """Agreement of two label files of the same positions (label noise, labeller bias)."""
+    from policies.evaluate import label_agreement
+    click.echo(json.dumps(_data_errors(lambda: label_agreement(file_a, file_b))))
 
 
 # -- offline trainers and the MSE experiment (policies/train) ---------------------------------

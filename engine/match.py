@@ -119,9 +119,10 @@ def _dead_list(client, size):
     return {parse_vertex(v, size) for v in text.split()}
 
 
-def play_game(engines, names, config, referee=None):
-    """One game; `engines` maps BLACK and WHITE to GtpClients.  Returns a result dict and
-    the finished Game."""
+def play_game(engines, names, config, referee=None, opening=()):
+    """One game; `engines` maps BLACK and WHITE to GtpClients; `opening` lists (colour, point)
+    moves played first on every board (a common start for paired games).  Returns a result
+    dict and the finished Game."""
     size = config.size
     game = Game(size, config.komi)
     for client in engines.values():
@@ -135,6 +136,11 @@ def play_game(engines, names, config, referee=None):
     cap = config.max_moves or 3 * size * size
     result = {"black": names[BLACK], "white": names[WHITE], "moves": 0}
     colour, passes = BLACK, 0
+    for colour, p in opening:
+        game.play(colour, p)
+        for client in engines.values():
+            client.send(f"play {'b' if colour == BLACK else 'w'} {format_vertex(p, size)}")
+        colour = BLACK + WHITE - colour
     while True:
         if len(game.moves) >= cap:
             result["end"] = "move cap"

@@ -5,7 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 WARM := $(VENV)/.warm
-SOURCES := $(wildcard engine/*.py policies/*.py policies/*/*.py)
+# Only files with compiled (numba) code invalidate the compiled cache.
+COMPILED := $(shell grep -l '@njit' engine/*.py policies/*.py policies/*/*.py 2>/dev/null)
 
 .PHONY: install play test test-slow bench clean
 
@@ -20,8 +21,8 @@ $(STAMP): pyproject.toml
 # Compile the numba kernels into the on-disk cache now, so that a GUI attaching the
 # engine gets its first answer at once instead of after tens of seconds of JIT.
 # numba checks only each function's own file, not the files of what it calls, so any
-# change of source drops the whole cache first.
-$(WARM): $(STAMP) $(SOURCES)
+# change of compiled source drops the whole cache first.
+$(WARM): $(STAMP) $(COMPILED)
 	@echo "compiling the engine (once; cached on disk)..." >&2
 	@find engine policies -name '*.nbi' -delete -o -name '*.nbc' -delete
 	@$(PY) -m engine.warmup >&2

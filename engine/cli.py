@@ -504,13 +504,15 @@ def data_experts(in_path, out, engine, workers):
               help="Simulations of our search per leaf.")
 @click.option("--weights", default="uniform", show_default=True)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--limit", default=None, type=click.IntRange(1),
+              help="Only the first N positions of the input.")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
-def data_depth2(in_path, out, playouts, weights, seed, workers):
+def data_depth2(in_path, out, playouts, weights, seed, limit, workers):
     """Every candidate move and reply of each position, labelled (two-step balancing)."""
     from policies.labels import depth2_file
     _over_file(lambda progress: depth2_file(
         in_path, out, playouts, weights, seed, workers, _command_line(), progress,
-        report=lambda text: click.echo(text, err=True)), "expanded")
+        report=lambda text: click.echo(text, err=True), limit=limit), "expanded")
 
 
 @main.group("eval")

@@ -1,0 +1,98 @@
+"""The Monte-Carlo accuracy measure (policies/evaluate.py) and `simbal eval`."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from engine.cli import main
+from engine.rng import make_rng
+from policies import load_policy
+from policies.data import Position, position_board, read_positions, write_positions
+from policies.evaluate import label_agreement, mc_values, mse_with_interval
+from policies.kernel import run_playouts
+from policies.positions import random_positions
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return random_positions(5, 24.5, 40, seed=11)[0]
+
+
+def test_mc_values_are_deterministic_and_independent_of_workers(positions):
+    pol = load_policy("uniform", 5)
+    one = mc_values(positions, pol, 50, seed=3, workers=1)
+    two = mc_values(positions, pol, 50, seed=3, workers=2)
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, mc_values(positions, pol, 50, seed=4, workers=2))
+    assert one.shape == (len(positions),) and np.all((one >= 0) & (one <= 1))
+    # Each value is the kernel's own count of Black wins from that position.
+    b, c = position_board(positions[7])
+    wins = run_playouts(b, c, 50, make_rng(3 * 1_000_003 + 7), positions[7].komi, pol)
+    assert one[7] == wins / 50
+
+
+def test_mc_values_count_black_wins_whoever_moves():
+    pol = load_policy("handcrafted", 5)
+    cases = [(-25.5, [], "B"), (-25.5, [("B", "C3")], "W"), (25.5, [], "B"),
+             (25.5, [("B", "C3")], "W")]
+    ps = [Position(str(i), 5, k, m, t) for i, (k, m, t) in enumerate(cases)]
+    assert mc_values(ps, pol, 20, seed=0).tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.slow
+def test_mc_values_converge_to_the_playout_mean(positions):
+    pol = load_policy("uniform", 5)
+    many = mc_values(positions[:5], pol, 20000, seed=1)
+    other = mc_values(positions[:5], pol, 20000, seed=2)
+    assert np.max(np.abs(many - other)) < 0.03   # 4.5 standard errors at p = 0.5
+
+
+def test_mse_with_interval():
+    rng = np.random.default_rng(0)
+    labels = rng.random(400)
+    values = np.clip(labels + rng.normal(0, 0.2, 400), 0, 1)
+    r = mse_with_interval(values, labels, n_boot=500, seed=1)
+    assert r["n"] == 400 and r["mse"] == pytest.approx(np.mean((values - labels) ** 2))
+    assert r["lo"] < r["mse"] < r["hi"] and r["hi"] - r["lo"] < r["mse"]
+    assert r == mse_with_interval(values, labels, n_boot=500, seed=1)
+    assert mse_with_interval(labels, labels) == {"mse": 0.0, "lo": 0.0, "hi": 0.0, "n": 400}
+    with pytest.raises(ValueError):
+        mse_with_interval(values, labels[:10])
+
+
+def test_eval_mse_command(tmp_path, positions):
+    path = tmp_path / "test.jsonl"
+    for p in positions:
+        p.value_black = 0.5
+    write_positions(path, positions, {"command": "test"})
+    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights", "uniform",
+                                  "--sims", "40", "--seed", "5"])
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.stdout)
+    values = mc_values(read_positions(path), load_policy("uniform", 5), 40, seed=5)
+    assert result["mse"] == pytest.approx(np.mean((values - 0.5) ** 2))
+    assert result["n"] == len(positions) and result["sims"] == 40
+    assert result["weights"] == "uniform" and result["lo"] <= result["mse"] <= result["hi"]
+    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights",
+                                  str(tmp_path / "none.json")])
+    assert r.exit_code != 0 and "none.json" in r.output and "Traceback" not in r.output
+
+
+def test_eval_mse_refuses_unlabelled_positions(tmp_path, positions):
+    path = tmp_path / "raw.jsonl"
+    for p in positions:
+        p.value_black = None
+    write_positions(path, positions, {})
+    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path)])
+    assert r.exit_code != 0 and "no value_black" in r.output
+
+
+def test_label_agreement(tmp_path):
+    a = [Position(f"p{i}", 5, 0.5, [], "B", value_black=v) for i, v in enumerate([0.2, 0.4, 0.9])]
+    b = [Position(f"p{i}", 5, 0.5, [], "B", value_black=v) for i, v in enumerate([0.3, 0.4, 0.7])]
+    write_positions(tmp_path / "a.jsonl", a, {})
+    write_positions(tmp_path / "b.jsonl", b[::-1], {})   # matched by id, not by line
+    r = label_agreement(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    assert r["n"] == 3 and r["mse"] == pytest.approx((0.01 + 0 + 0.04) / 3)
+    assert r["label_sd"] == pytest.approx(np.std([-0.1, 0.0, 0.2], ddof=1) / np.sqrt(2))

@@ -89,7 +89,7 @@ def exact_sums(b, c, pol, per_length):
 @pytest.mark.parametrize("per_length", [True, False])
 def test_simulation_sums_match_their_exact_expectations(positions, theta, per_length):
     pol = shape_policy(theta)
-    n = 8000
+    n = 5000
     for b, c in positions[1:3]:
         mean, var = exact_sums(b, c, pol, per_length)
         out = np.zeros_like(mean)
@@ -111,16 +111,18 @@ def test_likelihood_ratio_is_the_gradient_of_the_win_rate(positions, theta):
                      theta)
 
 
-def test_algorithm1_step_is_unbiased(positions, theta):
-    """E[(Vhat - V) g] = (Vhat - E z) E[g] with V and g from independent simulations."""
+@pytest.mark.parametrize("baseline", [False, True])
+def test_algorithm1_step_is_unbiased(positions, theta, baseline):
+    """E[(Vhat - V) g] = (Vhat - E z) E[g] with V and g from independent simulations; E[g] is
+    the paper's sum of z/T sum psi, or with the leave-one-out baseline grad E[z] itself."""
     pol = shape_policy(theta)
     b, c = positions[1]
     label = 0.9
     item = make_items([(b, c)], value=label)[0]
-    trainer = Balance([item], {"m": 4, "n": 4})
-    mean, _ = exact_sums(b, c, pol, per_length=True)
+    trainer = Balance([item], {"m": 4, "n": 4, "baseline": baseline})
+    mean, _ = exact_sums(b, c, pol, per_length=not baseline)
     expected = (label - exact_value(b, c, pol)) * (mean[0, 0] + mean[0, 1])
-    steps = np.array([trainer.work(pol, 0, make_rng(r))[0] for r in range(3000)])
+    steps = np.array([trainer.work(pol, 0, make_rng(r))[0] for r in range(1500)])
     sd = steps.std(axis=0) / np.sqrt(len(steps))
     assert np.abs(expected).max() > 0.01
     assert np.all(np.abs(steps.mean(axis=0) - expected) < 5 * sd + 1e-9)

@@ -121,7 +121,8 @@ def test_train_command_end_to_end(tmp_path):
     assert "test_mse" in prov
 
 
-@pytest.mark.parametrize("algo, problem", [("twostep", "no tree"), ("adjust", "no expert")])
+@pytest.mark.parametrize("algo, problem", [("twostep", "no position has value and tree"),
+                                           ("adjust", "no position has expert")])
 def test_train_command_names_the_file_when_data_lacks_what_it_needs(tmp_path, algo, problem):
     data = tmp_path / "p.jsonl"
     write_positions(data, [Position("p1", 5, 0.5, [], "B", 0.5)], {})

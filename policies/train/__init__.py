@@ -53,7 +53,7 @@ def make_trainer(name, items, hyper):
 
 
 def train(settings, data=None, test=None, out=None, curve=None, komi=None, resume=False,
-          checkpoint_seconds=30.0, progress=True, test_limit=0):
+          checkpoint_seconds=30.0, progress=True, test_limit=0, report=None):
     """Train `settings.trainer` on the position file `data` (reinforce: optional start
     positions), tracking the MSE on the position file `test`; writes the weight file `out`
     (default weights/<N>x<N>-<trainer>.json), the curve `curve` (.json + .png, default
@@ -74,7 +74,7 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
         if any(p.size != size for p in test_positions):
             raise DataFileError(f"{test}: positions are not {size}x{size}")
     if data:
-        items = load_items(data, cls.need)
+        items = load_items(data, cls.need, report)
         if int(items[0].board.meta[0]) != size:
             raise DataFileError(f"{data}: positions are {int(items[0].board.meta[0])}x"
                             f"{int(items[0].board.meta[0])}, not {size}x{size}")

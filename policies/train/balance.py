@@ -14,12 +14,13 @@ class Balance:
     name = "balance"
     objective = "squared bias (Vhat - V)^2 (lower is better)"
     need = ("value",)
-    hyper = {"m": 16, "n": 16}
+    hyper = {"m": 16, "n": 16, "baseline": False}
 
     def __init__(self, items, hyper):
         self.items = items
         self.m = int(hyper.get("m", 16))
         self.n = int(hyper.get("n", 16))
+        self.baseline = bool(hyper.get("baseline", False))
 
     def count(self):
         return len(self.items)
@@ -28,8 +29,16 @@ class Balance:
         """(V, g) for one position: the bias term's mean and the policy-gradient estimate."""
         v = run_playouts(item.board, item.colour, self.m, rng, item.komi, pol) / self.m
         out = np.zeros((2, 2, pol.theta.shape[0]))
-        outcome_sums(item.board, item.colour, pol, rng, item.komi, self.n, True, out)
-        return v, (out[0, 0] + out[0, 1]) / self.n
+        wins = outcome_sums(item.board, item.colour, pol, rng, item.komi, self.n,
+                            not self.baseline, out)
+        if not self.baseline:
+            return v, (out[0, 0] + out[0, 1]) / self.n
+        # sum_j (z_j - (W - z_j)/(N-1)) G_j, split by outcome: won rows weigh
+        # 1 - (W-1)/(N-1), lost rows -W/(N-1).
+        n = self.n
+        won = 1.0 - (wins - 1) / (n - 1)
+        lost = -wins / (n - 1)
+        return v, (won * (out[0, 0] + out[0, 1]) + lost * (out[1, 0] + out[1, 1])) / n
 
     def work(self, pol, index, rng):
         item = self.items[index]

@@ -51,6 +51,8 @@ def _fail_cleanly(run):
               help="balance: simulations for V.")
 @click.option("--n", "n", default=None, type=click.IntRange(1),
               help="balance: simulations for the gradient (16); adjust: per candidate (32).")
+@click.option("--baseline", is_flag=True,
+              help="balance: leave-one-out baseline, no 1/T (unbiased grad E[z], less noise).")
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1),
               help="reinforce: self-play games per work unit.")
 @click.option("--objective", default="prob", show_default=True,
@@ -68,7 +70,7 @@ def _fail_cleanly(run):
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint of an interrupted "
               "run with the same settings.")
 def train(algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
-          threads, init, eval_every, eval_sims, test_limit, m, n, games, objective, candidates,
+          threads, init, eval_every, eval_sims, test_limit, m, n, baseline, games, objective, candidates,
           tau, komi, out, curve, resume):
     """Train a playout policy with ALGO; writes weights, a learning curve and checkpoints."""
     from . import make_settings, train as run_training
@@ -77,10 +79,11 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
         settings = make_settings(
             algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
             threads, init, eval_every, eval_sims,
-            {"m": m, "n": n, "games": games, "objective": objective, "k": candidates,
+            {"m": m, "n": n, "baseline": baseline, "games": games, "objective": objective, "k": candidates,
              "tau": tau})
         path, result = run_training(settings, data, test, out, curve, komi, resume,
-                                    test_limit=test_limit)
+                                    test_limit=test_limit,
+                                    report=lambda text: click.echo(text, err=True))
         click.echo(json.dumps({"weights": str(path), "final": result["points"][-1]}))
     _fail_cleanly(go)
 

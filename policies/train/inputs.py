@@ -47,13 +47,12 @@ def _tree(pos, size):
             np.array(v3, np.float64))
 
 
-def load_items(path, need=()):
-    """The positions of `path` as Items.  `need` names what every position must have:
-    "value", "expert", "tree"; a position without it, or a file that cannot be read, gives a
-    DataFileError naming the file (and the position)."""
+def load_items(path, need=(), report=None):
+    """The positions of `path` as Items.  `need` names what a position must have to be used:
+    "value", "expert", "tree"; positions without it are left out (an expert engine may have
+    resigned, a label run may have failed on one) and counted to `report`; a file with none
+    left, or one that cannot be read, gives a DataFileError naming the file."""
     positions = read_positions(path)
-    if not positions:
-        raise DataFileError(f"{path}: no positions")
     items = []
     for pos in positions:
         try:
@@ -65,12 +64,16 @@ def load_items(path, need=()):
         item = Item(board, colour, float(pos.komi),
                     np.nan if pos.value_black is None else float(pos.value_black),
                     expert, tree, str(pos.id))
-        missing = [k for k, bad in (("value", np.isnan(item.value)), ("expert", expert == PASS - 1),
-                                    ("tree", tree is None)) if k in need and bad]
-        if missing:
-            raise DataFileError(f"{path}: position {pos.id} has no {' / '.join(missing)} "
-                                f"(this trainer needs {', '.join(need)})")
-        items.append(item)
+        lacks = {"value": np.isnan(item.value), "expert": expert == PASS - 1,
+                 "tree": tree is None}
+        if not any(lacks[k] for k in need):
+            items.append(item)
+    if not items:
+        raise DataFileError(f"{path}: no position has {' and '.join(need) or 'anything'} "
+                            f"(of {len(positions)})")
+    if report and len(items) < len(positions):
+        report(f"{path}: {len(positions) - len(items)} of {len(positions)} positions have no "
+               f"{' / '.join(need)}: left out")
     sizes = {int(it.board.meta[0]) for it in items}
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")

@@ -18,31 +18,34 @@ import sys
 import time
 from pathlib import Path
 
+from ..data import read_positions, write_positions
 from .curves import plot_comparison
 
 TRAINER_ORDER = ("apprentice", "reinforce", "balance", "twostep", "adjust")
 
 PLANS = {
     5: {"komi": 24.5, "games": 2000, "test": 1000, "label_playouts": 10000,
-        "depth2_playouts": 200, "curve_positions": 300, "curve_points": 8,
+        "depth2_playouts": 150, "depth2_positions": 250, "curve_positions": 250,
+        "curve_points": 5,
         "trainers": {
-            "apprentice": {"data": "expert", "alpha": 0.05, "iterations": 2000, "batch": 4},
-            "reinforce": {"data": None, "alpha": 0.02, "iterations": 2500, "batch": 2},
-            "balance": {"data": "labelled", "alpha": 1.0, "iterations": 2500, "batch": 2,
-                        "m": 16, "n": 16},
-            "twostep": {"data": "depth2", "alpha": 1.0, "iterations": 2500, "batch": 2},
-            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 600, "batch": 2,
+            "apprentice": {"data": "expert", "alpha": 0.02, "iterations": 1500, "batch": 4},
+            "reinforce": {"data": None, "alpha": 0.01, "iterations": 1500, "batch": 2},
+            "balance": {"data": "labelled", "alpha": 0.05, "iterations": 800, "batch": 2,
+                        "m": 16, "n": 16, "baseline": True},
+            "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 1500, "batch": 2},
+            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 250, "batch": 2,
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
     6: {"komi": 3.5, "games": 2000, "test": 1000, "label_playouts": 10000,
-        "depth2_playouts": 150, "curve_positions": 300, "curve_points": 8,
+        "depth2_playouts": 100, "depth2_positions": 200, "curve_positions": 250,
+        "curve_points": 5,
         "trainers": {
-            "apprentice": {"data": "expert", "alpha": 0.05, "iterations": 2000, "batch": 4},
-            "reinforce": {"data": None, "alpha": 0.02, "iterations": 2000, "batch": 2},
-            "balance": {"data": "labelled", "alpha": 1.0, "iterations": 2000, "batch": 2,
-                        "m": 16, "n": 16},
-            "twostep": {"data": "depth2", "alpha": 1.0, "iterations": 1500, "batch": 2},
-            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 400, "batch": 2,
+            "apprentice": {"data": "expert", "alpha": 0.02, "iterations": 1500, "batch": 4},
+            "reinforce": {"data": None, "alpha": 0.01, "iterations": 1200, "batch": 2},
+            "balance": {"data": "labelled", "alpha": 0.05, "iterations": 600, "batch": 2,
+                        "m": 16, "n": 16, "baseline": True},
+            "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 1200, "batch": 2},
+            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 200, "batch": 2,
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
 }
@@ -100,7 +103,14 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
     steps.run("label-train", ["data", "label", "--in", f["train"], "--out", f["labelled"],
                               *label])
     steps.run("experts", ["data", "experts", "--in", f["labelled"], "--out", f["expert"]])
-    steps.run("depth2", ["data", "depth2", "--in", f["labelled"], "--out", f["depth2"],
+    # Depth-2 trees cost ~100 leaf searches a position: only the first part of the training
+    # set gets them (its order is already random).
+    subset = d / "depth2-in.jsonl"
+    if not subset.exists():
+        first = _scaled(plan["depth2_positions"], scale, 10)
+        write_positions(subset, read_positions(f["labelled"])[:first],
+                        {"command": "simbal reproduce", "from": f["labelled"], "first": first})
+    steps.run("depth2", ["data", "depth2", "--in", str(subset), "--out", f["depth2"],
                          "--playouts", str(plan["depth2_playouts"]), "--seed", str(seed)])
     results = {}
     for name in ("uniform", "handcrafted"):
@@ -120,7 +130,7 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
         if source:
             argv += ["--data", f[source]]
         for key, value in t.items():
-            argv += [f"--{key}", str(value)]
+            argv += [f"--{key}"] if value is True else [f"--{key}", str(value)]
         if curve.with_suffix(".ckpt.json").exists() and f"train-{name}" not in steps.done:
             argv.append("--resume")
         steps.run(f"train-{name}", argv)

@@ -2,7 +2,8 @@
 expert's move, with no strong evaluator.  For a training position s with expert move a*,
 candidates C = the expert move plus the top K-1 moves by the current policy's probability;
 for each a in C, N simulations after a give V(a) (the mover's win rate) and, by the likelihood
-ratio, grad V(a) = (1/N) sum_j z_j sum_t psi(s_t, a_t).
+ratio, grad V(a) = (1/N) sum_j (z_j - zbar_-j) sum_t psi(s_t, a_t) (zbar_-j: the mean outcome
+of the other N-1 simulations, a baseline that keeps the estimate unbiased and cuts its noise).
 
 Objectives (`objective` hyper-parameter):
 - "gap" (2014): J = (V(a_max) - V(a*))^2, a_max = argmax V; grad J = 2 (V_max - V_*)
@@ -61,9 +62,15 @@ class Adjust:
             play(work, a, item.colour)
             out = np.zeros((2, 2, nw))
             wins = outcome_sums(work, 3 - item.colour, pol, rng, item.komi, self.n, False, out)
-            row = 0 if black else 1          # the playouts the mover won
-            values[i] = (wins if black else self.n - wins) / self.n
-            grads[i] = (out[row, 0] + out[row, 1]) / self.n
+            won = out[0] if black else out[1]    # psi sums of the playouts the mover won
+            lost = out[1] if black else out[0]
+            w = wins if black else self.n - wins
+            values[i] = w / self.n
+            # Leave-one-out baseline: each playout's outcome minus the mean of the others'
+            # (unbiased, since E[sum psi] = 0; far less noisy than z alone).
+            n1 = max(self.n - 1, 1)
+            grads[i] = ((1.0 - (w - 1) / n1) * (won[0] + won[1])
+                        - (w / n1) * (lost[0] + lost[1])) / self.n
         return values, grads
 
     def work(self, pol, index, rng):

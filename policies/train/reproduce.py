@@ -33,7 +33,7 @@ PLANS = {
             "balance": {"data": "labelled", "alpha": 0.05, "iterations": 800, "batch": 2,
                         "m": 16, "n": 16, "baseline": True},
             "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 1500, "batch": 2},
-            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 250, "batch": 2,
+            "adjust": {"data": "expert", "alpha": 0.01, "iterations": 250, "batch": 2,
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
     6: {"komi": 3.5, "games": 2000, "test": 1000, "label_playouts": 10000,
@@ -45,7 +45,7 @@ PLANS = {
             "balance": {"data": "labelled", "alpha": 0.05, "iterations": 600, "batch": 2,
                         "m": 16, "n": 16, "baseline": True},
             "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 1200, "batch": 2},
-            "adjust": {"data": "expert", "alpha": 0.05, "iterations": 200, "batch": 2,
+            "adjust": {"data": "expert", "alpha": 0.01, "iterations": 200, "batch": 2,
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
 }

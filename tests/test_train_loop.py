@@ -134,3 +134,22 @@ def test_train_command_names_the_file_when_data_lacks_what_it_needs(tmp_path, al
     bad.write_text('{"id": "x", "size": 5\n')
     result = CliRunner().invoke(main, ["train", algo, "--data", str(bad), "--size", "5"])
     assert result.exit_code != 0 and str(bad) in result.output
+
+
+def test_reproduce_report_has_every_policy_with_its_interval(tmp_path):
+    from policies.train.reproduce import PLANS, Steps, write_report
+    steps = Steps(tmp_path, log=lambda text: None)
+    steps.done = {"data": {"seconds": 3.0, "output": {}, "command": "simbal data random"},
+                  "train-balance": {"seconds": 60.0, "output": {}, "command": "simbal train"}}
+    results = {"uniform": {"mse": 0.02, "lo": 0.018, "hi": 0.022, "n": 1000},
+               "handcrafted": {"mse": 0.03, "lo": 0.027, "hi": 0.033, "n": 1000},
+               "balance": {"mse": 0.009, "lo": 0.008, "hi": 0.010, "n": 1000}}
+    curve = {"trainer": "balance", "points": [{"units": 0, "mse": 0.02, "lo": 0.018, "hi": 0.022},
+                                              {"units": 100, "mse": 0.01, "lo": 0.009, "hi": 0.011}]}
+    write_report(tmp_path, 5, PLANS[5], steps, results, [curve])
+    table = (tmp_path / "results.md").read_text()
+    assert "| balance | 0.0090 | 0.0080–0.0100 | 0.45 | 60 |" in table
+    assert "| uniform | 0.0200 |" in table and "| **total** | **63** |" in table
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert [r["policy"] for r in doc["results"]] == ["uniform", "handcrafted", "balance"]
+    assert (tmp_path / "mse.png").stat().st_size > 1000

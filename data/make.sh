@@ -1,8 +1,8 @@
 #!/bin/sh
 # The shipped 5x5 and 6x6 data sets (policies/DATA.md): positions from uniformly random games,
 # split by game, labelled by a 10,000-simulation search of our engine (uniform playouts),
-# GnuGo level 10 expert moves on the training part, depth-2 trees for the first training
-# positions.  Every step resumes if interrupted.  Usage: sh data/make.sh [5|6 ...]
+# GnuGo level 10 expert moves on the training part, depth-2 trees (1,000 simulations per leaf)
+# for the first training positions.  Every step resumes if interrupted.  Usage: sh data/make.sh [5|6 ...]
 set -e
 S="${SIMBAL:-.venv/bin/simbal}"
 for n in ${*:-5 6}; do
@@ -15,5 +15,5 @@ for n in ${*:-5 6}; do
   t $S data label --in $d/test-raw.jsonl --out $d/test.jsonl --playouts 10000 --seed 1
   t $S data label --in $d/train-raw.jsonl --out $d/train-labelled.jsonl --playouts 10000 --seed 1
   t $S data experts --in $d/train-labelled.jsonl --out $d/train.jsonl
-  t $S data depth2 --in $d/train.jsonl --out $d/train-depth2.jsonl --playouts 200 --seed 1 --limit $d2
+  t $S data depth2 --in $d/train.jsonl --out $d/train-depth2.jsonl --playouts 1000 --seed 1 --limit $d2
 done

@@ -191,8 +191,9 @@ def write_positions(path, positions, made_by):
 
 class Appender:
     """The output of a resumable command: `done` holds the positions already in the file (from
-    an earlier, interrupted run with the same settings), `add` appends one more at once, and
-    `finish` rewrites the file in the input's order with its sidecar.
+    an earlier, interrupted run with the same settings) and `earlier` that run's record, `add`
+    appends one more at once, and `finish` rewrites the file in the input's order with its
+    sidecar.
 
     A run with other settings (`made_by["settings"]`) than the file's own refuses to mix them:
     DataFileError naming the file."""
@@ -200,13 +201,14 @@ class Appender:
     def __init__(self, path, made_by):
         self.path = Path(path)
         self.made_by = made_by
-        self.done = {}
+        self.done, self.earlier = {}, {}
         if self.path.exists():
-            old = read_meta(self.path).get("made_by", {})
-            if old.get("settings") != made_by.get("settings"):
+            self.earlier = read_meta(self.path).get("made_by", {})
+            if self.earlier.get("settings") != made_by.get("settings"):
                 raise DataFileError(
                     f"{self.path}: already holds positions made with other settings "
-                    f"({old.get('settings')}); choose another output or the same settings")
+                    f"({self.earlier.get('settings')}); choose another output or the same "
+                    "settings")
             self.done = {p.id: p for p in read_positions(self.path, partial_ok=True)}
             # Drop a cut-off last line before appending after it.
             _atomic_write(self.path, "".join(p.to_json() + "\n" for p in self.done.values()))

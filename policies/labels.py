@@ -24,16 +24,18 @@ from functools import partial
 
 import numpy as np
 
-from engine.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye, is_legal,
-                          play)
+from engine import search, tree as tree_mod
+from engine.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye,
+                          is_legal, play)
 from engine.coords import parse_vertex
 from engine.game import IllegalMove
 from engine.match import EngineFailure, GtpClient
+from engine.player import Engine, Settings
 from engine.rng import make_rng
 
-from .loader import load_policy
 from .data import (COLOUR, Appender, DataFileError, game_over, position_board, read_meta,
                    read_positions, vertex, write_meta)
+from .loader import load_policy
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 DIGITS = 4          # labels are written rounded: their noise is ~0.01
@@ -72,7 +74,6 @@ class SearchLabeller:
 
     def value(self, pos):
         """(value_black, simulations) of `pos`."""
-        from engine.player import Engine, Settings
         engine = Engine(pos.size, pos.komi,
                         Settings(playouts=self.playouts, seed=position_seed(self.seed, pos.id),
                                  threads=1, resign=0.0, max_nodes=2 * self.playouts + 4096),
@@ -212,7 +213,6 @@ class LeafSearch:
 
     def value(self, b, colour, komi, seed):
         """P(Black wins) of board `b` with `colour` to play."""
-        from engine import search, tree as tree_mod
         size = int(b.meta[M_SIZE])
         if size != self.size:
             points = b.color.shape[0]
@@ -350,9 +350,10 @@ def run_over_file(in_path, out_path, make_worker, work, made_by, workers=2, prog
     if errors:
         app.close()
         raise errors[0]
-    app.made_by = dict(made_by, failures=len(failures),
-                       seconds_last_run=round(time.perf_counter() - start, 1),
-                       positions_last_run=count[0] - done0)
+    seconds = time.perf_counter() - start
+    app.made_by = dict(made_by, failures=len(failures), seconds_last_run=round(seconds, 1),
+                       positions_last_run=count[0] - done0,
+                       seconds=round(app.earlier.get("seconds", 0) + seconds, 1))
     return app.finish([p.id for p in positions]), failures
 
 

@@ -166,7 +166,7 @@ def test_run_over_file_resumes_skips_failures_and_keeps_input_order(tmp_path):
     with open(out, "a") as f:
         f.write('{"id": "p2", "si')
     from policies.data import write_meta
-    write_meta(out, made_by, 2, complete=False)
+    write_meta(out, dict(made_by, seconds=100.0), 2, complete=False)
     calls, reports = [], []
     written, failures = run_over_file(src, out, lambda: Dummy(calls), halve, made_by, workers=2,
                                       report=reports.append)
@@ -175,7 +175,11 @@ def test_run_over_file_resumes_skips_failures_and_keeps_input_order(tmp_path):
     back = read_positions(out)
     assert [p.id for p in back] == ids                               # input order, no "bad"
     assert [p.value_black for p in back if p.id in ("p1", "p5")] == [0.25, 0.25]   # kept
-    assert read_meta(out)["complete"] and read_meta(out)["made_by"]["failures"] == 1
+    meta = read_meta(out)
+    assert meta["complete"] and meta["made_by"]["failures"] == 1
+    assert meta["made_by"]["positions_last_run"] == 7                  # 6 done + 1 failed
+    assert meta["made_by"]["seconds"] == pytest.approx(100.0 + meta["made_by"]["seconds_last_run"],
+                                                       abs=0.11)
     with pytest.raises(DataFileError, match="other settings"):
         run_over_file(src, out, lambda: Dummy([]), halve, {"settings": {"x": 2}})
 

@@ -298,10 +298,6 @@ def make_player(spec, size=9, komi=7.5):
     return GtpClient(spec)
 
 
-def is_gtp(spec):
-    return spec.partition(":")[0] not in ("policy", "mc1", "mcts")
-
-
 def game_seed(base, *keys):
     """A seed determined by `base` and the game's identity (stable across runs and processes)."""
     return (base * 1_000_003 + zlib.crc32(repr(keys).encode())) % (1 << 62)

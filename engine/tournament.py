@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import ratings as ratings_mod
 from .board import BLACK, WHITE
-from .match import (EngineFailure, GtpClient, MatchConfig, play_game, read_results, result_text,
+from .match import (EngineFailure, GtpClient, play_game, read_results, result_text,
                     wilson_interval)
 from .players import game_seed, gnugo_command, make_player
 from .sgf import to_sgf

@@ -41,9 +41,11 @@ def write_curve(curve, path):
 def _mse_line(ax, points, label):
     x = [p["units"] for p in points]
     y = [p["mse"] for p in points]
-    ax.plot(x, y, marker=".", label=label)
     if all("lo" in p for p in points):
-        ax.fill_between(x, [p["lo"] for p in points], [p["hi"] for p in points], alpha=0.2)
+        err = [[p["mse"] - p["lo"] for p in points], [p["hi"] - p["mse"] for p in points]]
+        ax.errorbar(x, y, yerr=err, marker=".", capsize=2, elinewidth=0.6, label=label)
+    else:
+        ax.plot(x, y, marker=".", label=label)
     ax.set_xlabel("training positions / games")
     ax.set_ylabel("MSE")
 

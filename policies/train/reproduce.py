@@ -25,15 +25,15 @@ TRAINER_ORDER = ("apprentice", "reinforce", "balance", "twostep", "adjust")
 
 PLANS = {
     5: {"komi": 24.5, "games": 2000, "test": 1000, "label_playouts": 10000,
-        "depth2_playouts": 150, "depth2_positions": 250, "curve_positions": 250,
-        "curve_points": 5,
+        "depth2_playouts": 150, "depth2_positions": 250, "curve_positions": 200,
+        "curve_points": 4,
         "trainers": {
-            "apprentice": {"data": "expert", "alpha": 0.02, "iterations": 1500, "batch": 4},
-            "reinforce": {"data": None, "alpha": 0.01, "iterations": 1500, "batch": 2},
-            "balance": {"data": "labelled", "alpha": 0.05, "iterations": 800, "batch": 2,
+            "apprentice": {"data": "expert", "alpha": 0.02, "iterations": 3000, "batch": 4},
+            "reinforce": {"data": None, "alpha": 0.01, "iterations": 3000, "batch": 2},
+            "balance": {"data": "labelled", "alpha": 0.05, "iterations": 2400, "batch": 2,
                         "m": 16, "n": 16, "baseline": True},
-            "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 1500, "batch": 2},
-            "adjust": {"data": "expert", "alpha": 0.01, "iterations": 250, "batch": 2,
+            "twostep": {"data": "depth2", "alpha": 0.2, "iterations": 3000, "batch": 2},
+            "adjust": {"data": "expert", "alpha": 0.003, "iterations": 200, "batch": 2,
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
     6: {"komi": 3.5, "games": 2000, "test": 1000, "label_playouts": 10000,
@@ -169,8 +169,11 @@ def write_report(d, size, plan, steps, results, curve_list):
     lines += [f"| {k} | {v:.0f} |" for k, v in times.items()]
     lines.append(f"| **total** | **{doc['total_seconds']:.0f}** |")
     (d / "results.md").write_text("\n".join(lines) + "\n")
-    plot_comparison(curve_list, {"uniform": uniform, "handcrafted": results["handcrafted"]["mse"]},
-                    d / "mse.png", f"{size}x{size}: test-set MSE during training "
-                    f"({plan['curve_positions']} positions, 100 simulations)")
+    # The curves are measured on the first curve_positions test positions: the baseline drawn
+    # with them is the uniform policy on those same positions (every curve starts there).
+    start = next((c["points"][0]["mse"] for c in curve_list if c["points"]), uniform)
+    plot_comparison(curve_list, {"uniform (zero weights)": start}, d / "mse.png",
+                    f"{size}x{size}: test-set MSE during training (first "
+                    f"{plan['curve_positions']} test positions, 100 simulations, 95% intervals)")
     return {"table": str(d / "results.md"), "plot": str(d / "mse.png"),
             "total_seconds": doc["total_seconds"]}

@@ -52,6 +52,7 @@ BOUNDS = {
     "uct_c": (0.0, 5.0), "bias_weight": (0.0, 10.0), "expand_visits": (1.0, 20.0),
     "prune_visits": (1.0, 200.0), "unprune_k_init": (1.0, 20.0), "unprune_a": (1.0, 200.0),
     "unprune_b": (1.01, 3.0), "first_play": (0.0, 20.0), "rave_equiv": (10.0, 10000.0),
+    "prior_visits": (0.0, 200.0), "prior_gain": (0.0, 5.0),
 }
 
 

@@ -161,3 +161,16 @@ def test_cli_tune_synthetic_and_bad_input(tmp_path):
     (out / "state.json").write_text("{torn")
     torn = CliRunner().invoke(cli, args)
     assert torn.exit_code == 1 and "state.json: corrupt checkpoint" in torn.output
+
+
+def test_every_continuous_search_parameter_has_default_bounds():
+    """`simbal tune --param NAME=START` must work for each search constant; only the RAVE
+    on/off switch is not a tunable quantity."""
+    from engine.search import PARAMS, default_params
+    from policies.tune import BOUNDS
+    names = {name for name, _, _ in PARAMS} - {"rave"}
+    assert names <= set(BOUNDS), f"no bounds for {sorted(names - set(BOUNDS))}"
+    for (name, _, _), value in zip(PARAMS, default_params()):
+        if name in BOUNDS:
+            low, high = BOUNDS[name]
+            assert low <= value <= high, name

@@ -173,7 +173,7 @@ def write_report(d, size, plan, steps, results, curve_list):
     # with them is the uniform policy on those same positions (every curve starts there).
     start = next((c["points"][0]["mse"] for c in curve_list if c["points"]), uniform)
     plot_comparison(curve_list, {"uniform (zero weights)": start}, d / "mse.png",
-                    f"{size}x{size}: test-set MSE during training (first "
+                    f"{size}x{size}: test-set MSE during training\n(first "
                     f"{plan['curve_positions']} test positions, 100 simulations, 95% intervals)")
     return {"table": str(d / "results.md"), "plot": str(d / "mse.png"),
             "total_seconds": doc["total_seconds"]}

@@ -144,8 +144,9 @@ def test_reproduce_report_has_every_policy_with_its_interval(tmp_path):
     results = {"uniform": {"mse": 0.02, "lo": 0.018, "hi": 0.022, "n": 1000},
                "handcrafted": {"mse": 0.03, "lo": 0.027, "hi": 0.033, "n": 1000},
                "balance": {"mse": 0.009, "lo": 0.008, "hi": 0.010, "n": 1000}}
-    curve = {"trainer": "balance", "points": [{"units": 0, "mse": 0.02, "lo": 0.018, "hi": 0.022},
-                                              {"units": 100, "mse": 0.01, "lo": 0.009, "hi": 0.011}]}
+    curve = {"trainer": "balance",
+             "points": [{"units": 0, "mse": 0.02, "lo": 0.018, "hi": 0.022},
+                        {"units": 100, "mse": 0.01, "lo": 0.009, "hi": 0.011}]}
     write_report(tmp_path, 5, PLANS[5], steps, results, [curve])
     table = (tmp_path / "results.md").read_text()
     assert "| balance | 0.0090 | 0.0080–0.0100 | 0.45 | 60 |" in table

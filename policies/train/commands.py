@@ -70,8 +70,8 @@ def _fail_cleanly(run):
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint of an interrupted "
               "run with the same settings.")
 def train(algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
-          threads, init, eval_every, eval_sims, test_limit, m, n, baseline, games, objective, candidates,
-          tau, komi, out, curve, resume):
+          threads, init, eval_every, eval_sims, test_limit, m, n, baseline, games, objective,
+          candidates, tau, komi, out, curve, resume):
     """Train a playout policy with ALGO; writes weights, a learning curve and checkpoints."""
     from . import make_settings, train as run_training
 
@@ -79,8 +79,8 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
         settings = make_settings(
             algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
             threads, init, eval_every, eval_sims,
-            {"m": m, "n": n, "baseline": baseline, "games": games, "objective": objective, "k": candidates,
-             "tau": tau})
+            {"m": m, "n": n, "baseline": baseline, "games": games, "objective": objective,
+             "k": candidates, "tau": tau})
         path, result = run_training(settings, data, test, out, curve, komi, resume,
                                     test_limit=test_limit,
                                     report=lambda text: click.echo(text, err=True))
@@ -95,7 +95,8 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(0.01),
               help="Multiply every data-set size and training length (0.1: a quick look).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0))
-@click.option("--ship", is_flag=True, help="Copy the trained weights to weights/.")
+@click.option("--ship", is_flag=True, help="Copy the trained weights to weights/trained/ "
+              "(moving one up to weights/ makes it the engine's default for the size).")
 def reproduce(board, out_dir, scale, seed, ship):
     """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plot."""
     from .reproduce import reproduce as run

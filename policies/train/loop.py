@@ -41,7 +41,7 @@ class Settings:
     size: int
     feature_set: str = "shape2x2"
     alpha: float = 0.1
-    schedule: str = "constant"       # constant | inverse: alpha/(1+t/decay) | linear: to 0 at the end
+    schedule: str = "constant"       # constant | inverse: alpha/(1+t/decay) | linear: to 0
     decay: float = 1000.0
     iterations: int = 1000
     batch: int = 2                   # work units per step (positions or games)

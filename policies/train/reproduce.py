@@ -138,7 +138,10 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
         results[name] = steps.run(f"eval-{name}", ["eval", "mse", "--positions",
                                                    f["test-labelled"], "--weights", str(weights)])
         if ship:
-            shutil.copy(weights, Path("weights") / weights.name)
+            # Not weights/ itself: a file there becomes the engine's default for the size
+            # (policies.loader.default_policy_spec), which needs a strength check first.
+            Path("weights/trained").mkdir(parents=True, exist_ok=True)
+            shutil.copy(weights, Path("weights/trained") / weights.name)
     summary = write_report(d, size, plan, steps, results, curve_list)
     return summary
 

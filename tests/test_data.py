@@ -17,7 +17,7 @@ from policies.data import (DataFileError, Position, game_over, meta_path, positi
                            read_meta, read_positions, write_positions)
 from policies.labels import (GtpOracle, LeafSearch, SearchLabeller, candidates, depth2_tree,
                              experts_file, label_one, run_over_file)
-from policies.positions import random_positions, sgf_positions, split
+from policies.positions import random_positions, selfplay_positions, sgf_positions, split
 from policies.softmax import probabilities
 
 GTP_MAIN = Path(__file__).resolve().parents[1] / "gtp_main.py"
@@ -107,6 +107,16 @@ def test_random_positions_follow_the_protocol():
         game = Game(5, 24.5)   # legal under the full rules, superko included
         for letter, v in p.moves:
             game.play(1 if letter == "B" else 2, parse_vertex(v, 5))
+
+
+def test_selfplay_positions_are_reproducible_positions_of_engine_games():
+    positions, counts = selfplay_positions(5, 24.5, 4, seed=2, playouts=30, weights="uniform")
+    assert counts["games"] == 4 and len(positions) == counts["positions"] >= 3
+    again, _ = selfplay_positions(5, 24.5, 4, seed=2, playouts=30, weights="uniform", workers=1)
+    assert [p.to_json() for p in positions] == [p.to_json() for p in again]
+    for p in positions:
+        assert p.extra["source"] == "selfplay" and not game_over(p)
+        position_board(p)
 
 
 def test_split_is_disjoint_by_game_and_covers_everything():

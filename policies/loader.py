@@ -1,5 +1,6 @@
 """From a policy spec to a compiled `Policy`: built-in names or weight files; the default per
 board size; probabilities for display; compiling every kernel ahead of use (`warm_up`)."""
+import json
 import time
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from .weights import WeightFileError, feature_names, read_weights
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS_DIR = ROOT / "weights"
 BUILTIN = ("uniform", "handcrafted")
-# Which shipped weights count as best, most preferred first (trainer names of the file names).
-TRAINER_PREFERENCE = ("twostep", "balance", "adjust", "reinforce", "apprentice", "handcrafted")
+# Which shipped file is the default for each board size: chosen by strength checks, not by
+# the trainer's name (a trained file can lose to the handcrafted weights).
+DEFAULTS_FILE = WEIGHTS_DIR / "defaults.json"
 
 
 def policy_from_theta(feature_set, theta, size):
@@ -54,13 +56,14 @@ def load_policy(spec, size, strict=False):
 
 
 def default_policy_spec(size):
-    """The best shipped weights for an NxN board: weights/<N>x<N>-<trainer>.json by
-    TRAINER_PREFERENCE, else the built-in "handcrafted"."""
-    for trainer in TRAINER_PREFERENCE:
-        path = WEIGHTS_DIR / f"{size}x{size}-{trainer}.json"
-        if path.exists():
-            return str(path)
-    return "handcrafted"
+    """The best shipped weights for an NxN board, as weights/defaults.json names them; the
+    built-in "handcrafted" for sizes it does not list."""
+    try:
+        defaults = json.loads(DEFAULTS_FILE.read_text())["defaults"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise WeightFileError(f"{DEFAULTS_FILE}: unreadable ({e})") from None
+    name = defaults.get(str(size))
+    return str(WEIGHTS_DIR / name) if name else "handcrafted"
 
 
 def policy_probabilities(b, c, pol):

@@ -125,10 +125,24 @@ def test_other_board_size_warns_or_is_refused_with_strict(tmp_path):
 def test_shipped_defaults():
     path = default_policy_spec(9)
     assert path.endswith("weights/9x9-handcrafted.json")
-    assert default_policy_spec(5) == "handcrafted"
+    assert default_policy_spec(5) == "handcrafted"  # 5x5 files are shipped, none is the default
+    assert (WEIGHTS_DIR / "5x5-twostep.json").exists()
+    for n in range(2, 26):  # every default names a readable file made for its size
+        spec = default_policy_spec(n)
+        if spec != "handcrafted":
+            assert n in read_weights(spec).board_sizes
     for n in (9, 13, 19):
         wf = read_weights(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json")
         assert wf.board_sizes == [n] and wf.provenance["trainer"] == "handcrafted"
         assert wf.weights == handcrafted_weights()  # the file says what the built-in policy is
         shipped = load_policy(str(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json"), n)
         np.testing.assert_array_equal(shipped.theta, load_policy("handcrafted", n).theta)
+
+
+def test_unreadable_defaults_file_is_named(tmp_path, monkeypatch):
+    from policies import loader
+    broken = tmp_path / "defaults.json"
+    broken.write_text('{"defaults": ')
+    monkeypatch.setattr(loader, "DEFAULTS_FILE", broken)
+    with pytest.raises(WeightFileError, match="defaults.json: unreadable"):
+        default_policy_spec(9)

@@ -95,8 +95,8 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(0.01),
               help="Multiply every data-set size and training length (0.1: a quick look).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0))
-@click.option("--ship", is_flag=True, help="Copy the trained weights to weights/trained/ "
-              "(moving one up to weights/ makes it the engine's default for the size).")
+@click.option("--ship", is_flag=True, help="Copy the trained weights to weights/<N>x<N>-<trainer>.json "
+              "(weights/defaults.json decides which file is the engine's default).")
 def reproduce(board, out_dir, scale, seed, ship):
     """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plot."""
     from .reproduce import reproduce as run

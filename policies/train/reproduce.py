@@ -138,10 +138,9 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
         results[name] = steps.run(f"eval-{name}", ["eval", "mse", "--positions",
                                                    f["test-labelled"], "--weights", str(weights)])
         if ship:
-            # Not weights/ itself: a file there becomes the engine's default for the size
-            # (policies.loader.default_policy_spec), which needs a strength check first.
-            Path("weights/trained").mkdir(parents=True, exist_ok=True)
-            shutil.copy(weights, Path("weights/trained") / weights.name)
+            # Shipped, not made the default: weights/defaults.json names a default only
+            # after a strength check.
+            shutil.copy(weights, Path("weights") / weights.name)
     summary = write_report(d, size, plan, steps, results, curve_list)
     return summary
 

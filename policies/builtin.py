@@ -7,8 +7,8 @@ several units above the next, so a higher tier is almost always chosen when pres
 moves of one tier are equally likely (the "random" of MoGo's rules).  MoGo looks for its
 patterns around the last move only; features are additive here, so a pattern anywhere gets
 a little weight and closeness to the last move a lot, which makes a pattern next to the last
-move the strong choice (this beat patterns weighted everywhere alike: 64% against 35% versus
-GnuGo, BENCHMARKS.md).  Large self-ataris are avoided, as MoGo's successors (Pachi, Fuego)
+move the strong choice (this beat patterns weighted everywhere alike: 60% against 35% versus
+GnuGo in short probes, BENCHMARKS.md).  Large self-ataris are avoided, as MoGo's successors (Pachi, Fuego)
 do.  These are the engine's default weights until trained ones exist; they are shipped
 as weights/<N>x<N>-handcrafted.json (`python -m policies write-shipped`).
 """

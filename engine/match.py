@@ -156,9 +156,9 @@ def play_game(engines, names, config, referee=None, opening=()):
             answer = mover.send(f"genmove {letter}", timeout=config.move_timeout).lower()
             used = time.monotonic() - start
         except EngineFailure as e:
-            return _forfeit(result, colour, f"{names[colour]}: {e}"), game
+            return _forfeit(result, game, colour, f"{names[colour]}: {e}"), game
         if timed and _spend(clocks[colour], used, config):
-            return _forfeit(result, colour, f"{names[colour]} lost on time"), game
+            return _forfeit(result, game, colour, f"{names[colour]} lost on time"), game
         if answer == "resign":
             result["end"] = "resign"
             result["winner"] = "W" if colour == BLACK else "B"
@@ -167,11 +167,11 @@ def play_game(engines, names, config, referee=None, opening=()):
             p = parse_vertex(answer, size)
             game.play(colour, p)
         except (ValueError, IllegalMove) as e:
-            return _forfeit(result, colour, f"{names[colour]} played {answer!r}: {e}"), game
+            return _forfeit(result, game, colour, f"{names[colour]} played {answer!r}: {e}"), game
         try:
             other.send(f"play {letter} {answer}")
         except EngineFailure as e:
-            return _forfeit(result, BLACK + WHITE - colour, f"{names[BLACK + WHITE - colour]}: {e}"), game
+            return _forfeit(result, game, BLACK + WHITE - colour, f"{names[BLACK + WHITE - colour]}: {e}"), game
         passes = passes + 1 if p == PASS else 0
         colour = BLACK + WHITE - colour
         if passes >= 2:
@@ -205,8 +205,9 @@ def _spend(clock, used, config):
     return False
 
 
-def _forfeit(result, loser, error):
-    result.update(winner="W" if loser == BLACK else "B", end="forfeit", error=error)
+def _forfeit(result, game, loser, error):
+    result.update(winner="W" if loser == BLACK else "B", end="forfeit", error=error,
+                  moves=len(game.moves))
     return result
 
 

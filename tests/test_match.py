@@ -204,6 +204,7 @@ def test_the_opponent_of_a_forfeiting_engine_scores_the_win(tmp_path):
                         MatchConfig(size=5, komi=7.5))
     # Game 0: the passer A is Black, the occupied-player B is White: B forfeits its 2nd move.
     assert results[0]["end"] == "forfeit" and results[0]["winner"] == "B" and results[0]["a_wins"] == 1.0
+    assert results[0]["moves"] == 3  # before the forfeit: A passes, B plays C3, A passes
     assert summary(results)["a_wins"] == 2.0
 
 

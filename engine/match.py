@@ -34,7 +34,22 @@ class EngineFailure(Exception):
     """The engine crashed, timed out or answered with an error."""
 
 
-class GtpClient:
+class GtpAsker:
+    """What the game loop needs of any engine it drives: `ask` (subclasses) and `send`."""
+
+    def ask(self, command, timeout=None):
+        """(success, text) of one command."""
+        raise NotImplementedError
+
+    def send(self, command, timeout=None):
+        """Send one command; the answer's text, or EngineFailure for `?` / a dead engine."""
+        ok, text = self.ask(command, timeout)
+        if not ok:
+            raise EngineFailure(f"{command!r} answered ?{text}")
+        return text
+
+
+class GtpClient(GtpAsker):
     """A GTP engine in a subprocess."""
 
     def __init__(self, command, cwd=None, stderr=None):
@@ -47,15 +62,7 @@ class GtpClient:
             raise EngineFailure(f"cannot start {command!r}: {e}") from None
         self.lock = threading.Lock()
 
-    def send(self, command, timeout=None):
-        """Send one command; the answer's text, or EngineFailure for `?` / a dead engine."""
-        ok, text = self.ask(command, timeout)
-        if not ok:
-            raise EngineFailure(f"{command!r} answered ?{text}")
-        return text
-
     def ask(self, command, timeout=None):
-        """(success, text) of one command."""
         with self.lock:
             try:
                 self.proc.stdin.write(command + "\n")

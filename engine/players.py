@@ -37,7 +37,7 @@ from policies.kernel import playout
 from .board import BLACK, PASS, WHITE, copy_board, copy_into, is_eye, play
 from .coords import format_vertex, parse_vertex
 from .game import Game, IllegalMove
-from .match import EngineFailure, GtpClient
+from .match import GtpAsker, GtpClient
 from .rng import make_rng, rand_float
 
 GNUGO = os.environ.get("SIMBAL_GNUGO", "/usr/games/gnugo")
@@ -98,7 +98,7 @@ def mc1_choice(b, c, moves, sims, komi, rng, pol):
 
 # -- GTP-speaking players -------------------------------------------------------------------------
 
-class InProcessClient:
+class InProcessClient(GtpAsker):
     """Base of the in-process players: keeps the game, answers play_game's GTP commands;
     subclasses choose moves in `choose(colour)`."""
 
@@ -108,12 +108,6 @@ class InProcessClient:
 
     def new_game(self, seed):
         self.rng = make_rng(seed)
-
-    def send(self, command, timeout=None):
-        ok, text = self.ask(command, timeout)
-        if not ok:
-            raise EngineFailure(f"{command!r} answered ?{text}")
-        return text
 
     def ask(self, command, timeout=None):
         words = command.split()
@@ -194,7 +188,7 @@ class MC1Player(PolicyPlayer):
         return moves[int(i)]
 
 
-class EngineClient:
+class EngineClient(GtpAsker):
     """The full engine (engine.player.Engine behind engine.gtp.GtpServer) in-process; every
     game starts from a fresh Engine seeded by `new_game`, with the given search parameters."""
 
@@ -225,8 +219,6 @@ class EngineClient:
         text = self.server.handle(command) or "= \n\n"
         ok = text.startswith("=")
         return ok, text[1:].strip()
-
-    send = InProcessClient.send
 
     def close(self):
         pass

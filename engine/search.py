@@ -96,11 +96,12 @@ def expand(tree, node, b, c, pol, params, scores, exclude):
     order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
-    mean = 0.0  # log mean exp of the candidates' H, relative to the top
-    for i in range(count):
-        mean += np.exp(h[i] - top)
-    mean = np.log(mean / count) if count > 0 else 0.0
     prior_n = params[P_PRIOR_N] if params[P_RAVE] > 0.0 else 0.0
+    mean = 0.0  # log mean exp of the candidates' H, relative to the top (for RAVE priors)
+    if prior_n > 0.0 and count > 0:
+        for i in range(count):
+            mean += np.exp(h[i] - top)
+        mean = np.log(mean / count)
     for i in range(count + 1):
         j = start + i
         move = moves[order[i]] if i < count else PASS

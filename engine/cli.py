@@ -8,11 +8,17 @@ import json
 import os
 import sys
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
 
 from . import bench as bench_mod
+from .cluster import cluster_for, cluster_options
+
+
+def _stderr(text):
+    click.echo(text, err=True)
 
 
 def _log_to_stderr(verbose):
@@ -101,15 +107,14 @@ def params():
 @click.option("--komi", default=7.5, show_default=True, type=float)
 @click.option("--out", "out_dir", default="runs/match", show_default=True,
               type=click.Path(file_okay=False), help="Folder for SGFs and results.jsonl (resumable).")
-@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1),
-              help="Games played at once (each with its own engine processes).")
 @click.option("--referee", default=None, help="GTP command of an engine that settles dead stones.")
 @click.option("--time-settings", "time_settings", default=None, metavar="MAIN,BYO,STONES",
               help="Canadian clock for both sides, sent with time_settings and enforced.")
 @click.option("--max-moves", default=0, type=click.IntRange(0), help="Move cap (0: 3*size*size).")
 @click.option("--names", default="A,B", show_default=True, help="Labels for the two engines.")
-def match(engine_a, engine_b, games, size, komi, out_dir, parallel, referee, time_settings,
-          max_moves, names):
+@cluster_options
+def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings,
+          max_moves, names, workers, scheduler):
     """Play ENGINE_A against ENGINE_B (GTP command lines), alternating colours."""
     from tqdm import tqdm
 
@@ -129,9 +134,12 @@ def match(engine_a, engine_b, games, size, komi, out_dir, parallel, referee, tim
         bar.n = done
         bar.refresh()
 
-    results = run_match(engine_a, engine_b, games, out_dir, config, referee, parallel, progress,
-                        labels)
-    bar.close()
+    try:
+        with cluster_for(workers, scheduler, _stderr) as cluster:
+            results = run_match(engine_a, engine_b, games, out_dir, config, referee, cluster,
+                                progress, labels)
+    finally:
+        bar.close()
     report = summary(results, labels)
     (Path(out_dir) / "summary.json").write_text(json.dumps(report, indent=2) + "\n")
     low, high = report["a_winrate_95"]
@@ -172,16 +180,15 @@ class _ProgressBar:
 @click.option("--max-moves", default=0, type=click.IntRange(0), help="Move cap (0: 3*size*size).")
 @click.option("--out", "out_dir", default="runs/tournament", show_default=True,
               type=click.Path(file_okay=False), help="Folder for results (resumable).")
-@click.option("--parallel", default=None, type=click.IntRange(1),
-              help="Worker processes (default: one per core).")
 @click.option("--anchor", default=None, help="Player rated 0 (default: the first).")
 @click.option("--prior", default=1.0, show_default=True, type=click.FloatRange(0),
               help="Virtual draws added between players who met (keeps perfect scores finite).")
 @click.option("--referee", default="gnugo", show_default=True,
               help="GTP command that settles disputed dead stones; 'gnugo' (if installed) or 'none'.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
-def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, parallel, anchor, prior,
-               referee, seed):
+@cluster_options
+def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, anchor, prior,
+               referee, seed, workers, scheduler):
     """Round robin (or gauntlet) between PLAYERS, then Elo ratings.
 
     Each player is [NAME=]SPEC: policy:FILE (the policy played directly), mc1:FILE[:N] (one-ply
@@ -211,8 +218,10 @@ def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, paralle
                    else referee)
     bar = _ProgressBar("game")
     try:
-        results = run_tournament(specs, out_dir, MatchConfig(size=size, komi=komi, max_moves=max_moves),
-                                 games, gauntlet, parallel, referee_cmd, seed, bar)
+        with cluster_for(workers, scheduler, _stderr) as cluster:
+            results = run_tournament(specs, out_dir,
+                                     MatchConfig(size=size, komi=komi, max_moves=max_moves),
+                                     games, gauntlet, cluster, referee_cmd, seed, bar)
     except ValueError as e:      # a corrupt results file or a clashing player record
         raise click.ClickException(str(e)) from None
     finally:
@@ -297,12 +306,12 @@ def regress(suites, engine_cmd, playouts, parallel, json_path):
 @click.option("--validate", "validate_pairs", default=0, show_default=True, type=click.IntRange(0),
               help="After tuning, play this many game pairs (fresh seeds) of the result against "
                    "the opponent and report the score with its Wilson interval.")
-@click.option("--parallel", default=None, type=click.IntRange(1), help="Worker processes.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
 @click.option("--out", "out_dir", default="runs/tune", show_default=True,
               type=click.Path(file_okay=False), help="Checkpoint, log and plot (resumable).")
+@cluster_options
 def tune(param_specs, method, iterations, perturbations, delta0, objective, size, komi, playouts,
-         weights, opponent_params, opening, validate_pairs, parallel, seed, out_dir):
+         weights, opponent_params, opening, validate_pairs, seed, out_dir, workers, scheduler):
     """Tune engine parameters with RSPSA (or FDSA) against a noisy objective."""
     from policies import tune as tune_mod
 
@@ -316,20 +325,29 @@ def tune(param_specs, method, iterations, perturbations, delta0, objective, size
         tune_mod.check_names(tune_mod.Param(n, 0.0, 0.0, 1.0) for n in opponent)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
-    if objective == "match":
-        setup = tune_mod.MatchSetup(size, komi, playouts, weights, opponent or None, opening)
-        f = tune_mod.MatchObjective(setup, parallel)
-    elif objective == "synthetic":
-        from .search import PARAMS
-        defaults = {name: value for name, value, _ in PARAMS}
-        f = tune_mod.Synthetic({p.name: defaults[p.name] for p in params},
-                               {p.name: p.scale / 4 for p in params})
-    else:
-        try:
-            f = tune_mod.FunctionObjective(objective)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--objective") from None
-    tuner = tune_mod.Tuner(params, tune_mod.Settings(method, iterations, perturbations, delta0, seed), f)
+    with ExitStack() as stack:
+        if objective == "match":
+            setup = tune_mod.MatchSetup(size, komi, playouts, weights, opponent or None, opening)
+            f = tune_mod.MatchObjective(setup, stack.enter_context(
+                cluster_for(workers, scheduler, _stderr)))
+        elif objective == "synthetic":
+            from .search import PARAMS
+            defaults = {name: value for name, value, _ in PARAMS}
+            f = tune_mod.Synthetic({p.name: defaults[p.name] for p in params},
+                                   {p.name: p.scale / 4 for p in params})
+        else:
+            try:
+                f = tune_mod.FunctionObjective(objective)
+            except ValueError as e:
+                raise click.BadParameter(str(e), param_hint="--objective") from None
+        _tune_and_validate(tune_mod, params, f, method, iterations, perturbations, delta0,
+                           validate_pairs, seed, out_dir)
+
+
+def _tune_and_validate(tune_mod, params, f, method, iterations, perturbations, delta0,
+                       validate_pairs, seed, out_dir):
+    tuner = tune_mod.Tuner(params, tune_mod.Settings(method, iterations, perturbations, delta0,
+                                                     seed), f)
     bar = _ProgressBar("iteration")
     try:
         log = tune_mod.run(tuner, out_dir, bar)
@@ -346,8 +364,6 @@ def tune(param_specs, method, iterations, perturbations, delta0, objective, size
         low, high = report["score_95"]
         click.echo(f"validation: {report['points']:g}/{report['games']} = {100 * report['score']:.1f}% "
                    f"(95% interval {100 * low:.1f}-{100 * high:.1f}%)")
-    if hasattr(f, "close"):
-        f.close()
 
 
 @main.command()
@@ -406,15 +422,19 @@ def data():
 @click.option("--playouts", default=100, show_default=True, type=click.IntRange(1),
               help="Self-play: playouts per move.")
 @click.option("--weights", default="uniform", show_default=True, help="Self-play: playout policy.")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
 @click.option("--out", required=True, type=click.Path(dir_okay=False))
-def data_random(size, komi, games, seed, source, playouts, weights, workers, out):
-    """One position per game at a uniformly random move (Silver & Tesauro's protocol)."""
+@cluster_options
+def data_random(size, komi, games, seed, source, playouts, weights, out, workers, scheduler):
+    """One position per game at a uniformly random move (Silver & Tesauro's protocol).
+    Self-play games run on the cluster; random games are too quick to send anywhere."""
     from policies.positions import random_file
     bar = _ProgressBar("game")
     try:
-        counts = random_file(out, size, komi, games, seed, source, playouts, weights, workers,
-                             _command_line(), bar)
+        with ExitStack() as stack:
+            cluster = (stack.enter_context(cluster_for(workers, scheduler, _stderr))
+                       if source == "selfplay" else None)
+            counts = random_file(out, size, komi, games, seed, source, playouts, weights,
+                                 cluster, _command_line(), bar)
     finally:
         bar.close()
     click.echo(json.dumps(counts))
@@ -452,14 +472,17 @@ def data_split(in_path, test, seed, train_out, test_out):
     click.echo(json.dumps(counts))
 
 
-def _over_file(run, what):
+def _over_file(run, what, workers, scheduler):
     bar = _ProgressBar("position")
     try:
-        written, failures = _data_errors(lambda: run(bar))
+        with cluster_for(workers, scheduler, _stderr) as cluster:
+            written, failures = _data_errors(lambda: run(cluster, bar))
+            usage = cluster.report()
     finally:
         bar.close()
     _report_failures(failures, what)
-    click.echo(json.dumps({"positions": len(written), "failures": len(failures)}))
+    click.echo(json.dumps({"positions": len(written), "failures": len(failures),
+                           "cluster": usage}))
 
 
 @data.command("label")
@@ -474,13 +497,13 @@ def _over_file(run, what):
               help="Label by this GTP engine instead (uct_value, lz-genmove_analyze, or a "
                    "score estimate).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
-def data_label(in_path, out, playouts, weights, oracle, seed, workers):
+@cluster_options
+def data_label(in_path, out, playouts, weights, oracle, seed, workers, scheduler):
     """Label every position with V-hat(s), the probability that Black wins."""
     from policies.labels import label_file
-    _over_file(lambda progress: label_file(
-        in_path, out, playouts, weights, oracle, seed, workers, _command_line(), progress,
-        report=lambda text: click.echo(text, err=True)), "labelled")
+    _over_file(lambda cluster, progress: label_file(
+        in_path, out, playouts, weights, oracle, seed, cluster, _command_line(), progress,
+        report=_stderr), "labelled", workers, scheduler)
 
 
 @data.command("experts")
@@ -488,13 +511,13 @@ def data_label(in_path, out, playouts, weights, oracle, seed, workers):
 @click.option("--out", required=True, type=click.Path(dir_okay=False))
 @click.option("--engine", default="/usr/games/gnugo --mode gtp --level 10 --chinese-rules",
               show_default=True, help="GTP command of the expert.")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
-def data_experts(in_path, out, engine, workers):
+@cluster_options
+def data_experts(in_path, out, engine, workers, scheduler):
     """Add the expert engine's genmove to every position."""
     from policies.labels import experts_file
-    _over_file(lambda progress: experts_file(
-        in_path, out, engine, workers, _command_line(), progress,
-        report=lambda text: click.echo(text, err=True)), "given an expert move")
+    _over_file(lambda cluster, progress: experts_file(
+        in_path, out, engine, cluster, _command_line(), progress, report=_stderr),
+        "given an expert move", workers, scheduler)
 
 
 @data.command("depth2")
@@ -506,13 +529,13 @@ def data_experts(in_path, out, engine, workers):
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
 @click.option("--limit", default=None, type=click.IntRange(1),
               help="Only the first N positions of the input.")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
-def data_depth2(in_path, out, playouts, weights, seed, limit, workers):
+@cluster_options
+def data_depth2(in_path, out, playouts, weights, seed, limit, workers, scheduler):
     """Every candidate move and reply of each position, labelled (two-step balancing)."""
     from policies.labels import depth2_file
-    _over_file(lambda progress: depth2_file(
-        in_path, out, playouts, weights, seed, workers, _command_line(), progress,
-        report=lambda text: click.echo(text, err=True), limit=limit), "expanded")
+    _over_file(lambda cluster, progress: depth2_file(
+        in_path, out, playouts, weights, seed, cluster, _command_line(), progress,
+        report=_stderr, limit=limit), "expanded", workers, scheduler)
 
 
 @main.group("eval")
@@ -528,12 +551,13 @@ def eval_group():
 @click.option("--sims", default=100, show_default=True, type=click.IntRange(1),
               help="Playouts per position.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1))
-def eval_mse(positions, weights, sims, seed, workers):
+@cluster_options
+def eval_mse(positions, weights, sims, seed, workers, scheduler):
     """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
     from policies.evaluate import mse_report
     try:
-        result = _data_errors(lambda: mse_report(positions, weights, sims, seed, workers))
+        with cluster_for(workers, scheduler, _stderr) as cluster:
+            result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster))
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))

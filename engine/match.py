@@ -10,8 +10,9 @@ score is then our own Tromp-Taylor count (engine/game.py).
 
 Results go to a folder: one SGF per game and `results.jsonl`, one line per
 game, which is also what makes a match resumable: games already recorded are
-not played again.  Workers play games in parallel, each with its own pair of
-engine processes kept alive across games.
+not played again.  Games run as units on a cluster (engine/cluster.py: this process,
+local Dask worker processes or a remote Dask cluster), each worker with its own pair of
+engine processes kept alive across its games.
 """
 import json
 import math
@@ -19,11 +20,11 @@ import shlex
 import subprocess
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from .board import BLACK, PASS, WHITE
+from .cluster import InProcess, close_cached, drop_cached, worker_cache
 from .coords import format_vertex, parse_vertex
 from .game import Game, IllegalMove
 from .player import score_text
@@ -244,75 +245,87 @@ def _score(game, engines, referee, size):
     return out
 
 
-def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, parallel=1,
+def _clients_key(cmd_a, cmd_b, referee_cmd):
+    return ("match", cmd_a, cmd_b, referee_cmd)
+
+
+class _Clients:
+    """The two engines of a match (and its referee), kept by a worker across its games."""
+
+    def __init__(self, cmd_a, cmd_b, referee_cmd):
+        self.a = self.b = self.referee = None
+        try:
+            self.a = GtpClient(cmd_a)
+            self.b = GtpClient(cmd_b)
+            self.referee = GtpClient(referee_cmd) if referee_cmd else None
+        except EngineFailure:
+            self.close()
+            raise
+
+    def close(self):
+        for c in (self.a, self.b, self.referee):
+            if c:
+                c.close()
+
+
+def play_one(i, cmd_a, cmd_b, referee_cmd, config, names):
+    """One work unit: game `i` of a match (A is Black when i is even) on this worker's pair of
+    engines; (result dict, SGF bytes or None).  An engine that failed is dropped, so the next
+    game starts afresh; one that cannot even start loses this game only."""
+    key = _clients_key(cmd_a, cmd_b, referee_cmd)
+    black_is_a = i % 2 == 0
+    game = None
+    try:
+        clients = worker_cache(key, lambda: _Clients(cmd_a, cmd_b, referee_cmd))
+        engines = ({BLACK: clients.a, WHITE: clients.b} if black_is_a
+                   else {BLACK: clients.b, WHITE: clients.a})
+        labels = ({BLACK: names[0], WHITE: names[1]} if black_is_a
+                  else {BLACK: names[1], WHITE: names[0]})
+        result, game = play_game(engines, labels, config, clients.referee)
+        if result.get("error"):
+            drop_cached(key)  # an engine failed (maybe died): the next game starts afresh
+    except EngineFailure as e:
+        result = {"error": str(e), "winner": None, "end": "failed"}
+        drop_cached(key)
+    result["game"] = i
+    result["a_colour"] = "B" if black_is_a else "W"
+    result["a_wins"] = (None if result.get("winner") is None else
+                        0.5 if result["winner"] == "0" else
+                        float(result["winner"] == result["a_colour"]))
+    sgf = None
+    if game is not None:
+        sgf = to_sgf(game, result=result_text(result), black_name=result.get("black"),
+                     white_name=result.get("white"))
+    return result, sgf
+
+
+def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, cluster=None,
               progress=None, names=("A", "B")):
     """Play `games` games between two engine command lines, alternating colours (A is
-    Black in even-numbered games), skipping games already in `out_dir/results.jsonl`.
-    Returns every result (old and new)."""
+    Black in even-numbered games), skipping games already in `out_dir/results.jsonl`; one
+    game a unit on `cluster` (engine.cluster; default this process), each worker keeping its
+    engine processes across its games.  Returns every result (old and new)."""
     out = Path(out_dir)
     (out / "games").mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
     done = {r["game"]: r for r in read_results(results_path, repair=True)}
     todo = [i for i in range(games) if i not in done]
-    write_lock = threading.Lock()
+    cluster = cluster or InProcess()
     if progress:
         progress(len(done), games)
-    local = threading.local()
-    workers = []
-
-    def clients():
-        if not hasattr(local, "pair"):
-            local.pair = (GtpClient(cmd_a), GtpClient(cmd_b),
-                          GtpClient(referee_cmd) if referee_cmd else None)
-            with write_lock:
-                workers.append(local.pair)
-        return local.pair
-
-    def drop_clients():
-        if hasattr(local, "pair"):
-            for c in local.pair:
-                if c:
-                    c.close()
-            del local.pair
-
-    def one(i):
-        try:
-            a, b, referee = clients()
-            black_is_a = i % 2 == 0
-            engines = {BLACK: a, WHITE: b} if black_is_a else {BLACK: b, WHITE: a}
-            labels = {BLACK: names[0], WHITE: names[1]} if black_is_a else {BLACK: names[1], WHITE: names[0]}
-            result, game = play_game(engines, labels, config, referee)
-            if result.get("error"):
-                drop_clients()  # an engine failed (maybe died): the next game starts afresh
-        except EngineFailure as e:  # an engine that cannot even start loses nothing but the game
-            result, game = {"error": str(e), "winner": None, "end": "failed"}, None
-            drop_clients()
-            black_is_a = i % 2 == 0
-        result["game"] = i
-        result["a_colour"] = "B" if black_is_a else "W"
-        result["a_wins"] = (None if result.get("winner") is None else
-                            0.5 if result["winner"] == "0" else
-                            float(result["winner"] == result["a_colour"]))
-        if game is not None:
-            sgf = to_sgf(game, result=result_text(result), black_name=result.get("black"),
-                         white_name=result.get("white"))
-            (out / "games" / f"game-{i:04d}.sgf").write_bytes(sgf)
-        with write_lock:
+    try:
+        for _, (result, sgf) in cluster.run(play_one, todo, cmd_a, cmd_b, referee_cmd, config,
+                                            tuple(names)):
+            i = result["game"]
+            if sgf is not None:
+                (out / "games" / f"game-{i:04d}.sgf").write_bytes(sgf)
             with results_path.open("a") as f:
                 f.write(json.dumps(result) + "\n")
             done[i] = result
             if progress:
                 progress(len(done), games)
-        return result
-
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            list(pool.map(one, todo))
     finally:
-        for pair in workers:
-            for c in pair:
-                if c:
-                    c.close()
+        cluster.on_workers(close_cached, "match")
     return [done[i] for i in sorted(done)]
 
 

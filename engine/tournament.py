@@ -3,9 +3,9 @@
 The schedule gives every pairing the same number of games, rounded up to an even number so
 that each player has Black in exactly half of them (the first-named player of a pairing is
 Black in even rounds); rounds are interleaved across pairings so that a tournament stopped
-early is still balanced.  Games run in batches on worker processes (in-process players hold
-the GIL between compiled calls, so processes rather than threads use both cores); each
-worker keeps its players alive across games.  Every game's seed is derived from `--seed`
+early is still balanced.  Games run in batches on a cluster (engine/cluster.py: local Dask
+worker processes, a remote Dask cluster, or this process); each worker process keeps its
+players alive across games.  Every game's seed is derived from `--seed`
 and the game's identity, so results do not depend on which worker played it.
 
 Games are played by match.play_game: two passes, a resignation or the move cap end them;
@@ -19,14 +19,13 @@ spec is refused), and the ratings (engine/ratings.py) as ratings.md / .json / .p
 pairs.json, the head-to-head scores with Wilson intervals.
 """
 import json
-import multiprocessing
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from . import ratings as ratings_mod
 from .board import BLACK, WHITE
+from .cluster import InProcess, close_cached, drop_cached, split, worker_cache
 from .match import (EngineFailure, GtpClient, play_game, read_results, result_text,
                     wilson_interval)
 from .players import game_seed, gnugo_command, make_player
@@ -64,20 +63,13 @@ def schedule(names, games_per_pair, gauntlet=None):
 
 # -- worker side --------------------------------------------------------------------------------
 
-_PLAYERS = {}
+def _key(name, spec, config):
+    return ("tournament", name, spec, config.size, config.komi)
 
 
 def _player(name, spec, config):
-    key = (name, spec, config.size, config.komi)
-    if key not in _PLAYERS:
-        _PLAYERS[key] = make_player(spec, config.size, config.komi)
-    return _PLAYERS[key]
-
-
-def _drop(name, spec, config):
-    client = _PLAYERS.pop((name, spec, config.size, config.komi), None)
-    if client is not None:
-        client.close()
+    return worker_cache(_key(name, spec, config),
+                        lambda: make_player(spec, config.size, config.komi))
 
 
 def play_batch(tasks, specs, config, referee_cmd, seed):
@@ -99,7 +91,7 @@ def play_batch(tasks, specs, config, referee_cmd, seed):
                           "end": "failed", "error": str(e)}
             if result.get("error"):   # a GTP engine may have died: start afresh next game
                 for n in names.values():
-                    _drop(n, specs[n], config)
+                    drop_cached(_key(n, specs[n], config))
             result.update(game=key, a=a, b=b, round=k)
             sgf = None
             if game is not None:
@@ -140,10 +132,11 @@ def _check_players(out, specs, config):
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
-def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, parallel=None,
+def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, cluster=None,
                    referee_cmd=None, seed=0, progress=None):
-    """Play the schedule's games not yet in out_dir/results.jsonl.  `specs`: {name: spec} in
-    order.  Returns every result (old and new) of this schedule."""
+    """Play the schedule's games not yet in out_dir/results.jsonl on `cluster`
+    (engine.cluster; default this process).  `specs`: {name: spec} in order.  Returns every
+    result (old and new) of this schedule."""
     out = Path(out_dir)
     (out / "games").mkdir(parents=True, exist_ok=True)
     _check_players(out, specs, config)
@@ -151,9 +144,8 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, parall
     done = {r["game"]: r for r in read_results(results_path, repair=True)}
     plan = schedule(list(specs), games_per_pair, gauntlet)
     todo = [t for t in plan if t[0] not in done]
-    parallel = parallel or os.cpu_count() or 1
-    size = max(1, min(50, len(todo) // (4 * parallel)))
-    batches = [todo[i:i + size] for i in range(0, len(todo), size)]
+    cluster = cluster or InProcess()
+    batches = split(todo, cluster.slots, most=50)
     count = [len(plan) - len(todo)]
     if progress:
         progress(count[0], len(plan))
@@ -169,22 +161,11 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, parall
         if progress:
             progress(count[0], len(plan))
 
-    if parallel == 1 or len(batches) <= 1:
-        for batch in batches:
-            record(play_batch(batch, specs, config, referee_cmd, seed))
-    else:
-        # spawn, not fork: the parent may hold threads (progress bar) and compiled state.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(parallel, mp_context=context) as pool:
-            futures = [pool.submit(play_batch, batch, specs, config, referee_cmd, seed)
-                       for batch in batches]
-            try:
-                for future in as_completed(futures):
-                    record(future.result())
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+    try:
+        for _, items in cluster.run(play_batch, batches, specs, config, referee_cmd, seed):
+            record(items)
+    finally:
+        cluster.on_workers(close_cached, "tournament")
     return [done[key] for key, *_ in plan if key in done]
 
 

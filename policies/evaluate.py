@@ -7,14 +7,13 @@ squared error, bootstrap 95% interval), and `mse_report` does both for a positio
 test positions).  `label_agreement` compares two label files of the same positions (another
 seed, another labeller): how noisy the labels themselves are.
 
-The playouts run in compiled code (policies.kernel.run_playouts, which releases the GIL) on
-`workers` threads; every position has its own random stream, seeded from the run's seed and
-its index, so the values do not depend on the number of workers.
+The playouts run in compiled code (policies.kernel.run_playouts) in parts of the position set
+spread over a cluster (engine/cluster.py); every position has its own random stream, seeded
+from the run's seed and its index, so the values do not depend on the number of workers.
 """
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
+from engine.cluster import InProcess, split
 from engine.rng import make_rng
 
 from .data import DataFileError, position_board, read_positions
@@ -22,22 +21,24 @@ from .kernel import run_playouts
 from .loader import load_policy
 
 
-def mc_values(positions, pol, sims, seed, workers=2):
-    """Per position, the fraction of `sims` playouts of Policy `pol` (from the position, its
-    side to play moving first) that Black wins: float64 array in the positions' order."""
-    boards = [position_board(p) for p in positions]
-    komis = [float(p.komi) for p in positions]
-    out = np.zeros(len(positions))
-
-    def chunk(k):
-        for i in range(k, len(positions), workers):
-            b, c = boards[i]
-            rng = make_rng(seed * 1_000_003 + i)
-            out[i] = run_playouts(b, c, sims, rng, komis[i], pol) / sims
-
-    with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(chunk, range(workers)))
+def _values_of(part, pol, sims, seed):
+    """One work unit: the values of the (index, position) pairs of `part`."""
+    out = []
+    for i, pos in part:
+        b, c = position_board(pos)
+        out.append(run_playouts(b, c, sims, make_rng(seed * 1_000_003 + i), float(pos.komi),
+                                pol) / sims)
     return out
+
+
+def mc_values(positions, pol, sims, seed, cluster=None):
+    """Per position, the fraction of `sims` playouts of Policy `pol` (from the position, its
+    side to play moving first) that Black wins: float64 array in the positions' order.
+    `cluster`: where (engine.cluster; default this process)."""
+    cluster = cluster or InProcess()
+    parts = split(enumerate(positions), cluster.slots)
+    values = cluster.map(_values_of, parts, cluster.share(pol), sims, seed)
+    return np.array([v for part in values for v in part], dtype=np.float64)
 
 
 def mse_with_interval(values, labels, n_boot=1000, seed=0):
@@ -67,7 +68,7 @@ def labelled(path):
     return positions, np.array([p.value_black for p in positions])
 
 
-def mse_report(path, weights, sims=100, seed=0, workers=2):
+def mse_report(path, weights, sims=100, seed=0, cluster=None):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
     (a weight file, uniform or handcrafted) against the labels of the position file `path`."""
     positions, labels = labelled(path)
@@ -75,7 +76,7 @@ def mse_report(path, weights, sims=100, seed=0, workers=2):
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
     pol = load_policy(weights, sizes.pop())
-    values = mc_values(positions, pol, sims, seed, workers)
+    values = mc_values(positions, pol, sims, seed, cluster)
     result = mse_with_interval(values, labels, seed=seed)
     return dict(result, sims=sims, weights=str(weights), positions=str(path), seed=seed)
 

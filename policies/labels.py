@@ -3,12 +3,13 @@ by an external GTP engine, expert moves from a strong engine's genmove, and dept
 (every candidate move and reply, each position two plies ahead labelled) for two-step
 simulation balancing.
 
-All of them go through `run_over_file`: positions are shared out to `workers` threads, each
-with its own engine (our search and the GTP pipes release the GIL), every finished position is
-appended to the output at once, and a run started again skips the ids already there; the
-finished file is rewritten in the input's order with its sidecar record (policies/data.py).
-Each position's random seed comes from the run's seed and the position's id, so results do
-not depend on the order or the number of workers.
+All of them go through `run_over_file`: every position is a work unit on a cluster
+(engine/cluster.py: this process, local Dask worker processes or a remote Dask cluster), each
+worker process keeps its own engine across units, every finished position is appended to the
+output as it arrives, and a run started again skips the ids already there; the finished file
+is rewritten in the input's order with its sidecar record (policies/data.py).  Each position's
+random seed comes from the run's seed and the position's id, so results do not depend on the
+order, the number of workers, or a worker that died and had its positions run again.
 
 Our own label (`SearchLabeller`) is the win rate for Black of the most visited move at the
 root of an `engine.player.Engine` search: the move the search would play, whose value is the
@@ -16,8 +17,6 @@ search's best estimate of the minimax value (the root's mean would mix in the ex
 weaker moves).
 """
 import math
-import queue
-import threading
 import time
 import zlib
 from functools import partial
@@ -27,6 +26,7 @@ import numpy as np
 from engine import search, tree as tree_mod
 from engine.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye,
                           is_legal, play)
+from engine.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
 from engine.coords import parse_vertex
 from engine.game import IllegalMove
 from engine.match import EngineFailure, GtpClient
@@ -63,7 +63,7 @@ def terminal_value(b, komi):
 
 class SearchLabeller:
     """V-hat(s) by our own engine: `playouts` simulations of the tree search with the playout
-    policy `weights`, one thread (workers run several labellers side by side)."""
+    policy `weights`, one thread (a cluster runs one labeller per worker process)."""
 
     def __init__(self, playouts, weights="uniform", seed=0):
         self.playouts, self.weights, self.seed = playouts, weights, seed
@@ -275,84 +275,68 @@ def depth2_tree(leaf, pos):
     return pos
 
 
-def run_over_file(in_path, out_path, make_worker, work, made_by, workers=2, progress=None,
+class _Failed:
+    """A position given up (its reason), as a unit's result: reported, not fatal."""
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+def _work_on(pos, make_worker, work):
+    """One unit on a cluster worker: `work(worker, pos)` with this process's worker made by
+    `make_worker` (kept across units: an engine process, a loaded policy).  A position that
+    fails (DataFileError, a bad move from the engine, or an engine failure twice running: the
+    engine is restarted once) comes back as _Failed; an engine that cannot even start raises,
+    which stops the whole run."""
+    key = value_key("labels", make_worker)
+    worker = worker_cache(key, make_worker)
+    try:
+        return work(worker, pos)
+    except ValueError as e:          # DataFileError, a move the engine gave that is bad
+        return _Failed(str(e))
+    except EngineFailure:            # restart the engine once, then give the position up
+        drop_cached(key)
+        worker = worker_cache(key, make_worker)
+        try:
+            return work(worker, pos)
+        except (ValueError, EngineFailure) as again:
+            return _Failed(str(again))
+
+
+def run_over_file(in_path, out_path, make_worker, work, made_by, cluster=None, progress=None,
                   report=print, limit=None):
     """Apply `work(worker, position) -> position` to every position of `in_path` not yet in
-    `out_path`, with one `make_worker()` per thread, appending results as they finish.
-    A position that fails (DataFileError, or an engine failure twice running: the engine is
-    restarted once) is reported and left out; `limit`: only the file's first positions.
+    `out_path`, one position a unit on `cluster` (engine.cluster; default in this process),
+    each worker process with its own `make_worker()`, appending results as they arrive.
+    A position that fails is reported and left out; `limit`: only the file's first positions.
     Returns (positions written, failures)."""
+    cluster = cluster or InProcess()
     positions = read_positions(in_path)[:limit]
     app = Appender(out_path, made_by)
-    todo = queue.Queue()
-    for pos in positions:
-        if pos.id not in app.done:
-            todo.put(pos)
+    todo = [pos for pos in positions if pos.id not in app.done]
     total, done0, start = len(positions), len(app.done), time.perf_counter()
-    lock, stop, failures, errors = threading.Lock(), threading.Event(), [], []
-    count = [done0]
-
-    def attempt(w, pos):
-        """(result or the exception that lost this position, the worker to go on with)."""
-        try:
-            return work(w, pos), w
-        except ValueError as e:          # DataFileError, a move the engine gave that is bad
-            return e, w
-        except EngineFailure:            # restart the engine once, then give the position up
-            w.close()
-            w = make_worker()
-            try:
-                return work(w, pos), w
-            except (ValueError, EngineFailure) as again:
-                return again, w
-
-    def worker():
-        w = None
-        try:
-            w = make_worker()
-            while not stop.is_set():
-                try:
-                    pos = todo.get_nowait()
-                except queue.Empty:
-                    return
-                result, w = attempt(w, pos)
-                with lock:
-                    if isinstance(result, Exception):
-                        failures.append(pos.id)
-                        report(f"{pos.id}: {result}")
-                    else:
-                        app.add(result)
-                    count[0] += 1
-                    if progress:
-                        progress(count[0], total)
-        except Exception as e:   # an engine that cannot start: the whole run stops
-            errors.append(e)
-            stop.set()
-        finally:
-            if w is not None:
-                w.close()
-
+    failures = []
+    count = done0
     if progress:
         progress(done0, total)
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, workers))]
-    for t in threads:
-        t.start()
     try:
-        for t in threads:
-            while t.is_alive():
-                t.join(timeout=0.2)
-    except KeyboardInterrupt:
-        stop.set()
-        for t in threads:
-            t.join()
+        for i, result in cluster.run(_work_on, todo, make_worker, work):
+            if isinstance(result, _Failed):
+                failures.append(todo[i].id)
+                report(f"{todo[i].id}: {result.reason}")
+            else:
+                app.add(result)
+            count += 1
+            if progress:
+                progress(count, total)
+    except BaseException:
         app.close()
         raise
-    if errors:
-        app.close()
-        raise errors[0]
+    finally:
+        cluster.on_workers(close_cached, "labels")
     seconds = time.perf_counter() - start
     app.made_by = dict(made_by, failures=len(failures), seconds_last_run=round(seconds, 1),
-                       positions_last_run=count[0] - done0,
+                       positions_last_run=count - done0, cluster=cluster.report(),
                        seconds=round(app.earlier.get("seconds", 0) + seconds, 1))
     return app.finish([p.id for p in positions]), failures
 
@@ -363,7 +347,7 @@ def _input_record(path):
 
 
 def label_file(in_path, out_path, playouts=10000, weights="uniform", oracle=None, seed=0,
-               workers=2, command="", progress=None, report=print):
+               cluster=None, command="", progress=None, report=print):
     """`simbal data label`: every position of `in_path` labelled into `out_path` (resumable)
     by our search (`playouts`, `weights`) or by the GTP engine `oracle`."""
     if oracle:
@@ -373,19 +357,19 @@ def label_file(in_path, out_path, playouts=10000, weights="uniform", oracle=None
         make = partial(SearchLabeller, playouts, weights, seed)
         settings = make().settings()
     made_by = {"command": command, "step": "label", "settings": settings,
-               "input": _input_record(in_path), "workers": workers}
-    return run_over_file(in_path, out_path, make, label_one, made_by, workers, progress, report)
+               "input": _input_record(in_path)}
+    return run_over_file(in_path, out_path, make, label_one, made_by, cluster, progress, report)
 
 
-def experts_file(in_path, out_path, engine=GNUGO, workers=2, command="", progress=None,
+def experts_file(in_path, out_path, engine=GNUGO, cluster=None, command="", progress=None,
                  report=print):
     """`simbal data experts`: the GTP engine's genmove as every position's expert move.  The
     sidecar counts the positions left without one (the engine resigned) and those whose
     expert move is a pass."""
     made_by = {"command": command, "step": "experts", "settings": {"expert": engine},
-               "input": _input_record(in_path), "workers": workers}
+               "input": _input_record(in_path)}
     written, failures = run_over_file(in_path, out_path, partial(Expert, engine), Expert.move,
-                                      made_by, workers, progress, report)
+                                      made_by, cluster, progress, report)
     meta = read_meta(out_path)
     meta["made_by"]["counts"] = {
         "positions": len(written), "no_expert": sum(p.expert is None for p in written),
@@ -394,13 +378,13 @@ def experts_file(in_path, out_path, engine=GNUGO, workers=2, command="", progres
     return written, failures
 
 
-def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, workers=2,
+def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, cluster=None,
                 command="", progress=None, report=print, limit=None):
     """`simbal data depth2`: every position's depth-2 tree, leaves labelled by our search with
     `playouts` simulations each."""
     settings = dict(LeafSearch(playouts, weights, seed).settings(), tree="depth2",
                     moves="legal, not filling own single-point eye; pass only without any")
     made_by = {"command": command, "step": "depth2", "settings": settings,
-               "input": _input_record(in_path), "workers": workers}
+               "input": _input_record(in_path)}
     return run_over_file(in_path, out_path, partial(LeafSearch, playouts, weights, seed),
-                         depth2_tree, made_by, workers, progress, report, limit)
+                         depth2_tree, made_by, cluster, progress, report, limit)

@@ -8,12 +8,12 @@ seed and its number, so a set is reproducible and does not depend on the number 
 Each position records the game it comes from ("game"), which `split` keeps on one side.
 """
 import random
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from engine.board import M_MOVES, PASS, new_board
+from engine.cluster import InProcess
 from engine.game import Game, IllegalMove
 from engine.playout import move_cap
 from engine.rng import make_rng
@@ -78,35 +78,36 @@ def random_positions(size, komi, games, seed, progress=None):
     return out, {"games": games, "positions": len(out), "skipped_superko": skipped}
 
 
-def selfplay_positions(size, komi, games, seed, playouts, weights, workers=2, progress=None):
-    """One position per game of the engine against itself (`playouts` per move, `weights`
-    policy), at a uniformly random move.  Games run in `workers` threads (the search is compiled
-    and releases the GIL); each game's seed depends only on `seed` and its number."""
+def _selfplay_game(g, size, komi, seed, playouts, weights):
+    """One work unit: self-play game `g` and its drawn position (none if it breaks superko)."""
     from engine.player import Engine, Settings
+    s = _game_seed(seed, g)
+    engine = Engine(size, komi, Settings(playouts=playouts, seed=s, threads=1, resign=0.0,
+                                         max_nodes=8 * playouts + 1024), weights=weights)
+    moves, game = [], engine.game
+    while not game.last_two_passed() and len(moves) < 3 * size * size:
+        colour = game.to_play
+        p = engine.genmove(colour)
+        p = PASS if p is None else p
+        game.play(colour, p)
+        moves.append((colour, p))
+    t = random.Random(s).randrange(len(moves))
+    return _positions(f"s{seed}-{g}", size, komi, moves, [t], "selfplay")
 
-    def one(g):
-        s = _game_seed(seed, g)
-        engine = Engine(size, komi, Settings(playouts=playouts, seed=s, threads=1, resign=0.0,
-                                             max_nodes=8 * playouts + 1024), weights=weights)
-        moves, game = [], engine.game
-        while not game.last_two_passed() and len(moves) < 3 * size * size:
-            colour = game.to_play
-            p = engine.genmove(colour)
-            p = PASS if p is None else p
-            game.play(colour, p)
-            moves.append((colour, p))
-        t = random.Random(s).randrange(len(moves))
-        return _positions(f"s{seed}-{g}", size, komi, moves, [t], "selfplay")
 
-    out, done = [], 0
+def selfplay_positions(size, komi, games, seed, playouts, weights, cluster=None, progress=None):
+    """One position per game of the engine against itself (`playouts` per move, `weights`
+    policy), at a uniformly random move.  Games are work units on `cluster` (engine.cluster;
+    default this process); each game's seed depends only on `seed` and its number."""
+    results = [None] * games
     if progress:
         progress(0, games)
-    with ThreadPoolExecutor(workers) as pool:
-        for pos in pool.map(one, range(games)):
-            done += 1
-            out.extend(pos)
-            if progress:
-                progress(done, games)
+    for done, (g, pos) in enumerate((cluster or InProcess()).run(
+            _selfplay_game, range(games), size, komi, seed, playouts, weights), 1):
+        results[g] = pos
+        if progress:
+            progress(done, games)
+    out = [p for pos in results for p in pos]
     return out, {"games": games, "positions": len(out), "skipped": games - len(out)}
 
 
@@ -170,7 +171,7 @@ def split(positions, test, seed):
 
 
 def random_file(out, size, komi, games, seed, source="random", playouts=100, weights="uniform",
-                workers=2, command="", progress=None):
+                cluster=None, command="", progress=None):
     """`simbal data random`: a position set from random games (or self-play) written to `out`
     with its record; returns the counts."""
     if source == "random":
@@ -178,7 +179,7 @@ def random_file(out, size, komi, games, seed, source="random", playouts=100, wei
         settings = {"source": "random", "policy": "uniform (no own-eye filling)"}
     else:
         positions, counts = selfplay_positions(size, komi, games, seed, playouts, weights,
-                                               workers, progress)
+                                               cluster, progress)
         settings = {"source": "selfplay", "playouts": playouts, "weights": weights}
     write_positions(out, positions, {
         "command": command, "step": "positions", "size": size, "komi": komi, "seed": seed,

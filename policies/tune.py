@@ -33,14 +33,14 @@ gradient estimate and signs, step sizes, objective) and trajectory.png.
 """
 import importlib
 import json
-import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from engine.cluster import InProcess
 
 ETA_PLUS, ETA_MINUS = 1.2, 0.8
 DELTA_MIN, DELTA_MAX, DELTA_0 = 1e-3, 1.0, 0.05
@@ -349,29 +349,22 @@ def play_pair(setup, params, seed):
     return score / 2
 
 
-def _play_pair_args(args):
-    return play_pair(*args)
+def _play_point(point, setup):
+    """One work unit: the game pair of one (params, seed) point."""
+    params, seed = point
+    return play_pair(setup, params, seed)
 
 
 class MatchObjective:
-    """f(params; seed) = play_pair's score, the points of a batch played on worker processes."""
+    """f(params; seed) = play_pair's score, the points of a batch played on a cluster
+    (engine.cluster; default this process), one game pair a unit."""
 
-    def __init__(self, setup, parallel=None):
+    def __init__(self, setup, cluster=None):
         self.setup = setup
-        self.parallel = parallel or os.cpu_count() or 1
-        self.pool = None
+        self.cluster = cluster or InProcess()
 
     def __call__(self, points):
-        jobs = [(self.setup, params, seed) for params, seed in points]
-        if self.parallel == 1:
-            return [play_pair(*job) for job in jobs]
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(self.parallel, mp_context=multiprocessing.get_context("spawn"))
-        return list(self.pool.map(_play_pair_args, jobs))
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.shutdown()
+        return self.cluster.map(_play_point, list(points), self.setup)
 
 
 def check_names(params):

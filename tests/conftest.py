@@ -221,3 +221,13 @@ def gnugo_path():
     if os.environ.get("SIMBAL_REQUIRE_GNUGO") == "1":
         pytest.fail(message + ", and SIMBAL_REQUIRE_GNUGO=1 requires it")
     pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A real local Dask cluster of two worker processes, shared by the tests that check that
+    the distributed path gives the in-process results (engine/cluster.py)."""
+    from engine.cluster import DaskCluster
+    cluster = DaskCluster(workers=2)
+    yield cluster
+    cluster.close()

@@ -109,10 +109,11 @@ def test_random_positions_follow_the_protocol():
             game.play(1 if letter == "B" else 2, parse_vertex(v, 5))
 
 
-def test_selfplay_positions_are_reproducible_positions_of_engine_games():
+def test_selfplay_positions_are_reproducible_positions_of_engine_games(dask_cluster):
     positions, counts = selfplay_positions(5, 24.5, 4, seed=2, playouts=30, weights="uniform")
     assert counts["games"] == 4 and len(positions) == counts["positions"] >= 3
-    again, _ = selfplay_positions(5, 24.5, 4, seed=2, playouts=30, weights="uniform", workers=1)
+    again, _ = selfplay_positions(5, 24.5, 4, seed=2, playouts=30, weights="uniform",
+                                  cluster=dask_cluster)
     assert [p.to_json() for p in positions] == [p.to_json() for p in again]
     for p in positions:
         assert p.extra["source"] == "selfplay" and not game_over(p)
@@ -178,7 +179,7 @@ def test_run_over_file_resumes_skips_failures_and_keeps_input_order(tmp_path):
     from policies.data import write_meta
     write_meta(out, dict(made_by, seconds=100.0), 2, complete=False)
     calls, reports = [], []
-    written, failures = run_over_file(src, out, lambda: Dummy(calls), halve, made_by, workers=2,
+    written, failures = run_over_file(src, out, lambda: Dummy(calls), halve, made_by,
                                       report=reports.append)
     assert sorted(calls) == sorted(set(ids + ["bad"]) - {"p1", "p5"})
     assert failures == ["bad"] and "bad position" in reports[0]
@@ -282,7 +283,7 @@ def test_expert_moves_from_gnugo(gnugo_path, tmp_path):
     write_positions(src, [pos(["B C3"], "W", pid="open"), hopeless], {})
     out = tmp_path / "out.jsonl"
     written, failures = experts_file(src, out, f"{gnugo_path} --mode gtp --level 1 "
-                                     "--chinese-rules", workers=1)
+                                     "--chinese-rules")
     assert failures == [] and [p.id for p in written] == ["open", "wall"]
     p = written[0]
     b, c = position_board(p)
@@ -305,11 +306,13 @@ def test_data_commands_end_to_end(tmp_path):
     assert r.exit_code == 0, r.output
     labelled = tmp_path / "test-l.jsonl"
     r = run(main, ["data", "label", "--in", str(tmp_path / "test.jsonl"), "--out", str(labelled),
-                   "--playouts", "200"])
+                   "--playouts", "200", "--workers", "2"])   # a real local Dask cluster
     assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["cluster"]["workers"] == 2
     positions = read_positions(labelled)
     assert len(positions) == 10 and all(0 <= p.value_black <= 1 for p in positions)
     assert read_meta(labelled)["made_by"]["settings"]["playouts"] == 200
     bad = write_lines(tmp_path / "bad.jsonl", [GOOD, "{oops"])
-    r = run(main, ["data", "label", "--in", str(bad), "--out", str(tmp_path / "x.jsonl")])
+    r = run(main, ["data", "label", "--in", str(bad), "--out", str(tmp_path / "x.jsonl"),
+                   "--workers", "0"])
     assert r.exit_code != 0 and "bad.jsonl, line 2" in r.output and "Traceback" not in r.output

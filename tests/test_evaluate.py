@@ -19,12 +19,12 @@ def positions():
     return random_positions(5, 24.5, 40, seed=11)[0]
 
 
-def test_mc_values_are_deterministic_and_independent_of_workers(positions):
+def test_mc_values_are_deterministic_and_independent_of_workers(positions, dask_cluster):
     pol = load_policy("uniform", 5)
-    one = mc_values(positions, pol, 50, seed=3, workers=1)
-    two = mc_values(positions, pol, 50, seed=3, workers=2)
+    one = mc_values(positions, pol, 50, seed=3)
+    two = mc_values(positions, pol, 50, seed=3, cluster=dask_cluster)
     assert np.array_equal(one, two)
-    assert not np.array_equal(one, mc_values(positions, pol, 50, seed=4, workers=2))
+    assert not np.array_equal(one, mc_values(positions, pol, 50, seed=4))
     assert one.shape == (len(positions),) and np.all((one >= 0) & (one <= 1))
     # Each value is the kernel's own count of Black wins from that position.
     b, c = position_board(positions[7])
@@ -67,7 +67,7 @@ def test_eval_mse_command(tmp_path, positions):
         p.value_black = 0.5
     write_positions(path, positions, {"command": "test"})
     r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights", "uniform",
-                                  "--sims", "40", "--seed", "5"])
+                                  "--sims", "40", "--seed", "5", "--workers", "0"])
     assert r.exit_code == 0, r.output
     result = json.loads(r.stdout)
     values = mc_values(read_positions(path), load_policy("uniform", 5), 40, seed=5)
@@ -75,7 +75,7 @@ def test_eval_mse_command(tmp_path, positions):
     assert result["n"] == len(positions) and result["sims"] == 40
     assert result["weights"] == "uniform" and result["lo"] <= result["mse"] <= result["hi"]
     r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights",
-                                  str(tmp_path / "none.json")])
+                                  str(tmp_path / "none.json"), "--workers", "0"])
     assert r.exit_code != 0 and "none.json" in r.output and "Traceback" not in r.output
 
 
@@ -84,7 +84,7 @@ def test_eval_mse_refuses_unlabelled_positions(tmp_path, positions):
     for p in positions:
         p.value_black = None
     write_positions(path, positions, {})
-    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path)])
+    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--workers", "0"])
     assert r.exit_code != 0 and "no value_black" in r.output
 
 

@@ -153,7 +153,7 @@ SPECS = {"u": "policy:uniform", "h": "policy:handcrafted", "m": "mc1:uniform:8"}
 
 
 def test_tournament_resumes_to_the_same_results(tmp_path):
-    whole = run_tournament(SPECS, tmp_path / "whole", FIVE, 4, parallel=1, referee_cmd=None, seed=3)
+    whole = run_tournament(SPECS, tmp_path / "whole", FIVE, 4, referee_cmd=None, seed=3)
     assert len(whole) == 12 and len(list((tmp_path / "whole" / "games").glob("*.sgf"))) == 12
     # Interrupted after a few games: keep only those lines, then run again.
     part = tmp_path / "part"
@@ -161,25 +161,25 @@ def test_tournament_resumes_to_the_same_results(tmp_path):
     lines = (tmp_path / "whole" / "results.jsonl").read_text().splitlines()
     (part / "results.jsonl").write_text("\n".join(lines[:5]) + "\n" + lines[5][:20])  # torn line
     (part / "tournament.json").write_text((tmp_path / "whole" / "tournament.json").read_text())
-    resumed = run_tournament(SPECS, part, FIVE, 4, parallel=1, referee_cmd=None, seed=3)
+    resumed = run_tournament(SPECS, part, FIVE, 4, referee_cmd=None, seed=3)
     strip = [{k: r[k] for k in ("game", "black", "white", "winner", "score", "moves")} for r in whole]
     assert [{k: r[k] for k in strip[0]} for r in resumed] == strip
     # Nothing is left to play: a third run adds no line.
     before = (part / "results.jsonl").read_text()
-    run_tournament(SPECS, part, FIVE, 4, parallel=1, referee_cmd=None, seed=3)
+    run_tournament(SPECS, part, FIVE, 4, referee_cmd=None, seed=3)
     assert (part / "results.jsonl").read_text() == before
 
 
-def test_tournament_in_two_processes_matches_one(tmp_path):
+def test_tournament_on_dask_workers_matches_in_process(tmp_path, dask_cluster):
     specs = {"u": "policy:uniform", "h": "policy:handcrafted"}
-    one = run_tournament(specs, tmp_path / "one", FIVE, 40, parallel=1, seed=1)
-    two = run_tournament(specs, tmp_path / "two", FIVE, 40, parallel=2, seed=1)
+    one = run_tournament(specs, tmp_path / "one", FIVE, 40, seed=1)
+    two = run_tournament(specs, tmp_path / "two", FIVE, 40, cluster=dask_cluster, seed=1)
     assert [(r["game"], r["winner"], r["moves"]) for r in one] == \
            [(r["game"], r["winner"], r["moves"]) for r in two]
 
 
 def test_tournament_report_rates_the_stronger_player_higher(tmp_path):
-    results = run_tournament(SPECS, tmp_path, FIVE, 10, parallel=1, seed=2)
+    results = run_tournament(SPECS, tmp_path, FIVE, 10, seed=2)
     text = report(results, list(SPECS), tmp_path, anchor="u")
     ratings = {x["name"]: x for x in json.loads((tmp_path / "ratings.json").read_text())["ratings"]}
     assert ratings["u"]["elo"] == 0
@@ -191,9 +191,9 @@ def test_tournament_report_rates_the_stronger_player_higher(tmp_path):
 
 def test_tournament_refuses_a_renamed_spec_and_corrupt_results(tmp_path):
     specs = {"u": "policy:uniform", "h": "policy:handcrafted"}
-    run_tournament(specs, tmp_path, FIVE, 2, parallel=1)
+    run_tournament(specs, tmp_path, FIVE, 2)
     with pytest.raises(ValueError, match="'h' was"):
-        run_tournament({"u": "policy:uniform", "h": "mc1:uniform"}, tmp_path, FIVE, 2, parallel=1)
+        run_tournament({"u": "policy:uniform", "h": "mc1:uniform"}, tmp_path, FIVE, 2)
     (tmp_path / "results.jsonl").write_text('{"game": "x"}\nnot json\n{"game": "y"}\n')
     with pytest.raises(ValueError, match="results.jsonl, line 2"):
         read_results(tmp_path / "results.jsonl")
@@ -202,7 +202,7 @@ def test_tournament_refuses_a_renamed_spec_and_corrupt_results(tmp_path):
 def test_cli_tournament(tmp_path):
     out = tmp_path / "t"
     args = ["tournament", "policy:uniform", "mc=mc1:uniform:5", "--games", "4", "--size", "5",
-            "--out", str(out), "--parallel", "1", "--anchor", "policy:uniform", "--referee", "none"]
+            "--out", str(out), "--workers", "0", "--anchor", "policy:uniform", "--referee", "none"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "| mc vs policy:uniform |" in result.output

@@ -38,7 +38,7 @@ class Interrupting:
 
 def settings(**kw):
     base = dict(trainer="balance", size=SIZE, alpha=2.0, iterations=12, batch=3, seed=4,
-                threads=2, hyper={"m": 4, "n": 4})
+                hyper={"m": 4, "n": 4})
     base.update(kw)
     return Settings(**base)
 
@@ -49,15 +49,16 @@ def items():
     return [make_items([p], value=v)[0] for p, v in zip(small_positions(), labels)]
 
 
-def train(tmp_path, name, trainer, s, resume=False):
+def train(tmp_path, name, trainer, s, resume=False, cluster=None):
     out = tmp_path / f"{name}.json"
     curve = tmp_path / f"{name}.curve.json"
     run(trainer, s, out, curve, tmp_path / f"{name}.ckpt.json", resume=resume,
-        checkpoint_seconds=0.0, progress=False)
+        checkpoint_seconds=0.0, progress=False, cluster=cluster)
     return read_weights(out), json.loads(curve.read_text())
 
 
-def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items):
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items,
+                                                                    dask_cluster):
     whole, whole_curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings())
     stopped = Interrupting(Balance(items, {"m": 4, "n": 4}), after=20)
     with pytest.raises(KeyboardInterrupt):
@@ -69,9 +70,10 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, i
     assert any(v != 0 for v in whole.weights.values())
     assert resumed.weights == whole.weights
     assert resumed_curve["weights"] == whole_curve["weights"]
-    # One thread draws the same games as two: each work unit has its own random stream.
-    single, _ = train(tmp_path, "c", Balance(items, {"m": 4, "n": 4}), settings(threads=1))
-    assert single.weights == whole.weights
+    # Dask workers draw the same games as this process: each work unit has its own stream.
+    spread, _ = train(tmp_path, "c", Balance(items, {"m": 4, "n": 4}), settings(),
+                      cluster=dask_cluster)
+    assert spread.weights == whole.weights
     other_seed, _ = train(tmp_path, "d", Balance(items, {"m": 4, "n": 4}), settings(seed=5))
     assert other_seed.weights != whole.weights
 
@@ -112,7 +114,8 @@ def test_train_command_end_to_end(tmp_path):
     out = tmp_path / "w.json"
     result = CliRunner().invoke(main, ["train", "apprentice", "--data", str(data), "--test",
                                        str(data), "--iterations", "5", "--eval-sims", "10",
-                                       "--out", str(out), "--curve", str(tmp_path / "c.json")])
+                                       "--out", str(out), "--curve", str(tmp_path / "c.json"),
+                                       "--workers", "0"])
     assert result.exit_code == 0, result.output
     final = json.loads(result.stdout.strip().splitlines()[-1])["final"]
     assert final["n"] == 2 and 0 <= final["mse"] <= 1
@@ -126,13 +129,14 @@ def test_train_command_end_to_end(tmp_path):
 def test_train_command_names_the_file_when_data_lacks_what_it_needs(tmp_path, algo, problem):
     data = tmp_path / "p.jsonl"
     write_positions(data, [Position("p1", 5, 0.5, [], "B", 0.5)], {})
-    result = CliRunner().invoke(main, ["train", algo, "--data", str(data)])
+    result = CliRunner().invoke(main, ["train", algo, "--data", str(data), "--workers", "0"])
     assert result.exit_code != 0
     assert str(data) in result.output and problem in result.output
     assert "Traceback" not in result.output
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "size": 5\n')
-    result = CliRunner().invoke(main, ["train", algo, "--data", str(bad), "--size", "5"])
+    result = CliRunner().invoke(main, ["train", algo, "--data", str(bad), "--size", "5",
+                                       "--workers", "0"])
     assert result.exit_code != 0 and str(bad) in result.output
 
 

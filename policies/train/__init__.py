@@ -6,7 +6,7 @@
 - twostep:    two-step simulation balancing, Alg. 2        (twostep.py)
 - adjust:     simulation adjusting, gap or prob objective  (adjust.py)
 
-kernels.py holds their compiled work units, loop.py the loop (threads, schedule, checkpoints,
+kernels.py holds their compiled work units, loop.py the loop (cluster, schedule, checkpoints,
 progress, curve, weight file), curves.py the plots, inputs.py the training data as arrays,
 reproduce.py the paper's experiment end to end.  `train(...)` is what `simbal train` calls.
 """
@@ -32,7 +32,7 @@ def default_feature_set(size):
 
 
 def make_settings(algo, data, test, size, features, alpha, schedule, decay, iterations, batch,
-                  seed, threads, init, eval_every, eval_sims, hyper):
+                  seed, init, eval_every, eval_sims, hyper):
     """Settings from command-line values: the board size from the data (or test) file unless
     given, the feature set by size unless given, the trainer's own options only (None: its
     default)."""
@@ -44,7 +44,7 @@ def make_settings(algo, data, test, size, features, alpha, schedule, decay, iter
     known = TRAINERS[algo].hyper
     hyper = {k: v for k, v in hyper.items() if k in known and v is not None}
     return Settings(algo, size, features or default_feature_set(size), alpha, schedule, decay,
-                    iterations, batch, seed, threads, init, eval_every, eval_sims, hyper=hyper)
+                    iterations, batch, seed, init, eval_every, eval_sims, hyper=hyper)
 
 
 def make_trainer(name, items, hyper):
@@ -53,7 +53,7 @@ def make_trainer(name, items, hyper):
 
 
 def train(settings, data=None, test=None, out=None, curve=None, komi=None, resume=False,
-          checkpoint_seconds=30.0, progress=True, test_limit=0, report=None):
+          checkpoint_seconds=30.0, progress=True, test_limit=0, report=None, cluster=None):
     """Train `settings.trainer` on the position file `data` (reinforce: optional start
     positions), tracking the MSE on the position file `test`; writes the weight file `out`
     (default weights/<N>x<N>-<trainer>.json), the curve `curve` (.json + .png, default
@@ -93,10 +93,9 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
     evaluator = None
     if test_positions:
         from .loop import Evaluator
-        evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed,
-                              settings.threads)
+        evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed)
     data_info = describe(data) if data else {"start": f"empty {size}x{size} board, komi {komi}"}
     data_info["test"] = describe(test) if test else None
     result = run(trainer, settings, out, curve, curve.with_suffix(".ckpt.json"), resume,
-                 evaluator, data_info, checkpoint_seconds, progress)
+                 evaluator, data_info, checkpoint_seconds, progress, cluster)
     return out, result

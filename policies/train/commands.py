@@ -5,6 +5,8 @@ import json
 
 import click
 
+from engine.cluster import cluster_for, cluster_options
+
 from ..data import DataFileError
 from ..weights import WeightFileError
 
@@ -39,7 +41,6 @@ def _fail_cleanly(run):
               help="Updates (each over --batch positions or games).")
 @click.option("--batch", default=2, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
-@click.option("--threads", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--init", default="zero", show_default=True,
               help="Starting weights: zero or a weight file.")
 @click.option("--eval-every", default=0, show_default=True, type=click.IntRange(0),
@@ -69,21 +70,23 @@ def _fail_cleanly(run):
                    ".curve.json; the checkpoint goes beside it too).")
 @click.option("--resume", is_flag=True, help="Continue from the checkpoint of an interrupted "
               "run with the same settings.")
+@cluster_options
 def train(algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
-          threads, init, eval_every, eval_sims, test_limit, m, n, baseline, games, objective,
-          candidates, tau, komi, out, curve, resume):
+          init, eval_every, eval_sims, test_limit, m, n, baseline, games, objective,
+          candidates, tau, komi, out, curve, resume, workers, scheduler):
     """Train a playout policy with ALGO; writes weights, a learning curve and checkpoints."""
     from . import make_settings, train as run_training
 
     def go():
         settings = make_settings(
             algo, data, test, size, features, alpha, schedule, decay, iterations, batch, seed,
-            threads, init, eval_every, eval_sims,
+            init, eval_every, eval_sims,
             {"m": m, "n": n, "baseline": baseline, "games": games, "objective": objective,
              "k": candidates, "tau": tau})
-        path, result = run_training(settings, data, test, out, curve, komi, resume,
-                                    test_limit=test_limit,
-                                    report=lambda text: click.echo(text, err=True))
+        log = lambda text: click.echo(text, err=True)   # noqa: E731
+        with cluster_for(workers, scheduler, log) as cluster:
+            path, result = run_training(settings, data, test, out, curve, komi, resume,
+                                        test_limit=test_limit, report=log, cluster=cluster)
         click.echo(json.dumps({"weights": str(path), "final": result["points"][-1]}))
     _fail_cleanly(go)
 
@@ -97,10 +100,14 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0))
 @click.option("--ship", is_flag=True, help="Copy the trained weights to weights/<N>x<N>-<trainer>.json "
               "(weights/defaults.json decides which file is the engine's default).")
-def reproduce(board, out_dir, scale, seed, ship):
+@cluster_options
+def reproduce(board, out_dir, scale, seed, ship, workers, scheduler):
     """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plot."""
     from .reproduce import reproduce as run
     size = int(board.split("x")[0])
+    cluster_args = (["--scheduler", scheduler] if scheduler else
+                    ["--workers", str(workers)] if workers is not None else [])
     summary = _fail_cleanly(lambda: run(size, out_dir or f"runs/reproduce-{board}", scale,
-                                        seed, ship, log=lambda t: click.echo(t, err=True)))
+                                        seed, ship, log=lambda t: click.echo(t, err=True),
+                                        cluster_args=cluster_args))
     click.echo(json.dumps(summary))

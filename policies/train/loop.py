@@ -1,5 +1,5 @@
-"""The training loop the five trainers share: mini-batches spread over threads, the step-size
-schedule, checkpoints and exact resume, the progress bar, test-set MSE along the way, and the
+"""The training loop the five trainers share: mini-batches spread over a cluster's workers
+(engine/cluster.py), the step-size schedule, checkpoints and exact resume, the progress bar, test-set MSE along the way, and the
 weight file with its provenance.
 
 A trainer (one module each) supplies `work(pol, index, rng) -> (step, objective, simulations)`:
@@ -10,7 +10,7 @@ held during a batch).
 
 Determinism: unit `slot` of iteration t draws from a random state seeded by (seed, t, slot), and
 epoch e visits the data in an order seeded by (seed, e); a batch's steps are summed in slot
-order.  So a run depends on its settings only, not on the number of threads nor on where it
+order.  So a run depends on its settings only, not on the number of workers nor on where it
 was interrupted: a checkpoint holds theta, the iteration and the curve so far, and resuming
 replays the same random streams from there.
 """
@@ -18,13 +18,13 @@ import json
 import signal
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
+from engine.cluster import InProcess, value_key, worker_cache
 from engine.rng import make_rng
 
 from ..loader import policy_from_theta
@@ -46,7 +46,6 @@ class Settings:
     iterations: int = 1000
     batch: int = 2                   # work units per step (positions or games)
     seed: int = 0
-    threads: int = 2
     init: str = "zero"               # starting weights: zero, or a weight file
     eval_every: int = 0              # iterations between test-set evaluations (0: only at the end)
     eval_sims: int = 100
@@ -126,7 +125,7 @@ class Evaluator:
     """Test-set MSE of the current weights: Monte-Carlo values (policies.evaluate) against the
     labels, with a bootstrap interval.  Same seed every time, so curves compare like with like."""
 
-    def __init__(self, positions, sims, seed, threads):
+    def __init__(self, positions, sims, seed):
         from ..evaluate import mc_values, mse_with_interval
         self._values = mc_values
         self._mse = mse_with_interval
@@ -134,17 +133,29 @@ class Evaluator:
         self.labels = np.array([p.value_black for p in positions], dtype=np.float64)
         self.sims = sims
         self.seed = seed
-        self.threads = threads
 
-    def __call__(self, pol):
-        values = self._values(self.positions, pol, self.sims, self.seed, workers=self.threads)
+    def __call__(self, pol, cluster=None):
+        values = self._values(self.positions, pol, self.sims, self.seed, cluster)
         return self._mse(values, self.labels)
 
 
+def _work_units(part, trainer, feature_set, size, theta, seed, t):
+    """One work unit: the trainer's work on the (slot, index) pairs of `part` with the weights
+    `theta` of iteration `t`, on this worker's copy of the policy."""
+    pol = worker_cache(value_key("train-policy", feature_set, size),
+                       lambda: policy_from_theta(feature_set, theta, size))
+    pol.theta[:] = theta
+    sync_theta(pol)
+    return [(slot, trainer.work(pol, index, unit_rng(seed, t, slot))) for slot, index in part]
+
+
 def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=None,
-        data_info=None, checkpoint_seconds=30.0, progress=True):
+        data_info=None, checkpoint_seconds=30.0, progress=True, cluster=None):
     """Train; returns the final curve document.  `trainer` has .work, .count, .name,
-    .objective; `test` an Evaluator or None."""
+    .objective; `test` an Evaluator or None; `cluster` where the work units run
+    (engine.cluster; default this process)."""
+    cluster = cluster or InProcess()
+    shared_trainer = cluster.share(trainer)
     theta = initial_theta(settings)
     pol = policy_from_theta(settings.feature_set, theta, settings.size)
     theta = pol.theta          # the policy's own array: updated in place, then sync_theta
@@ -172,7 +183,7 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         point = {"iteration": t, "units": state["units"], "simulations": state["simulations"],
                  "seconds": round(state["seconds"], 2), "objective": state["objective"]}
         if test is not None:
-            point.update(test(pol))
+            point.update(test(pol, cluster))
         curve["points"].append(point)
         return point
 
@@ -180,7 +191,6 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         state["theta"] = theta.tolist()
         ckpt.save(state)
 
-    executor = ThreadPoolExecutor(max_workers=settings.threads)
     start_t = state["iteration"]
     bar = tqdm(total=settings.iterations, initial=start_t, disable=not progress,
                desc=f"{trainer.name} {settings.size}x{settings.size}", unit="it",
@@ -204,13 +214,10 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
                     order = np.random.default_rng([settings.seed, epoch, 7]).permutation(count)
                     order_epoch = epoch
                 slots.append((slot, int(order[pos])))
-            chunks = [slots[i::settings.threads] for i in range(settings.threads)]
-
-            def do(chunk):
-                return [(slot, trainer.work(pol, index, unit_rng(settings.seed, t, slot)))
-                        for slot, index in chunk]
-            results = sorted((r for rs in executor.map(do, chunks) for r in rs),
-                             key=lambda r: r[0])
+            parts = [slots[i::cluster.slots] for i in range(min(cluster.slots, len(slots)))]
+            done = cluster.map(_work_units, parts, shared_trainer, settings.feature_set,
+                               settings.size, theta.copy(), settings.seed, t)
+            results = sorted((r for rs in done for r in rs), key=lambda r: r[0])
             total = np.zeros_like(theta)
             for _, (step, objective, sims) in results:
                 total += step
@@ -243,7 +250,6 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         bar.close()
         raise
     finally:
-        executor.shutdown()
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
         bar.close()

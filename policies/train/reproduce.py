@@ -54,19 +54,21 @@ PLANS = {
 class Steps:
     """Timed steps, each run once: steps.json keeps what finished, its output and duration."""
 
-    def __init__(self, folder, log):
+    def __init__(self, folder, log, cluster_args=()):
         self.path = Path(folder) / "steps.json"
         self.done = json.loads(self.path.read_text()) if self.path.exists() else {}
         self.log = log
+        self.cluster_args = list(cluster_args)
 
-    def run(self, name, argv):
+    def run(self, name, argv, on_cluster=True):
         if name in self.done:
             self.log(f"[{name}] done before ({self.done[name]['seconds']:.0f} s)")
             return self.done[name]["output"]
         self.log(f"[{name}] simbal {' '.join(argv)}")
         start = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "engine.cli", *argv], stdout=subprocess.PIPE,
-                              text=True)
+        extra = self.cluster_args if on_cluster else []
+        proc = subprocess.run([sys.executable, "-m", "engine.cli", *argv, *extra],
+                              stdout=subprocess.PIPE, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"step {name} failed (exit {proc.returncode}): simbal "
                                f"{' '.join(argv)}")
@@ -84,19 +86,23 @@ def _scaled(n, scale, least=1):
     return max(least, int(round(n * scale)))
 
 
-def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print):
+def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_args=()):
+    """The experiment's steps, each a `simbal` command run once (resumable); `cluster_args`
+    (`--workers N` or `--scheduler ADDRESS`) go to every step that runs on a cluster."""
     plan = PLANS[size]
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
-    steps = Steps(d, log)
+    steps = Steps(d, log, list(cluster_args))
     f = {k: str(d / f"{k}.jsonl") for k in ("all", "train", "test", "test-labelled",
                                              "labelled", "expert", "depth2")}
     games = _scaled(plan["games"], scale, 20)
     test_n = _scaled(plan["test"], scale, 10)
     steps.run("data", ["data", "random", "--size", str(size), "--komi", str(plan["komi"]),
-                       "--games", str(games), "--seed", str(seed), "--out", f["all"]])
+                       "--games", str(games), "--seed", str(seed), "--out", f["all"]],
+              on_cluster=False)
     steps.run("split", ["data", "split", "--in", f["all"], "--test", str(test_n), "--seed",
-                        str(seed), "--train-out", f["train"], "--test-out", f["test"]])
+                        str(seed), "--train-out", f["train"], "--test-out", f["test"]],
+              on_cluster=False)
     label = ["--playouts", str(plan["label_playouts"]), "--seed", str(seed)]
     steps.run("label-test", ["data", "label", "--in", f["test"], "--out", f["test-labelled"],
                              *label])

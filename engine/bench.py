@@ -1,9 +1,13 @@
-"""`simbal bench`: playout speed and engine start-up time, as figures for BENCHMARKS.md.
+"""`simbal bench`: playout speed and engine start-up time, as figures for BENCHMARKS.md; with
+`--cluster`, how the heavy commands scale on Dask workers (engine/cluster.py).
 
 Speeds are playouts per second on one core from the empty board, best of a few
 repeats (the machines are shared and noisy: compare figures from the same run).
 Start-up is the wall time from launching `gtp_main.py` to its answer to
 `protocol_version`, cold (empty numba cache) and warm (cache filled).
+Cluster figures: labelling and evaluating a position file and a training run with 1 and with
+2 local Dask workers, wall seconds (cluster start excluded), speed-up, and the scheduling
+overhead the cluster measured (the share of the workers' time not spent in the units).
 """
 import json
 import os
@@ -23,6 +27,8 @@ from .rng import make_rng
 ROOT = Path(__file__).resolve().parent.parent
 MARK_START = "<!-- simbal-bench:start -->"
 MARK_END = "<!-- simbal-bench:end -->"
+CLUSTER_MARKS = ("<!-- simbal-bench-cluster:start -->", "<!-- simbal-bench-cluster:end -->")
+CLUSTER_DATA = ROOT / "data" / "5x5"
 
 
 def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None):
@@ -116,25 +122,86 @@ def run(quick=False):
     return figures
 
 
-def markdown(figures):
-    lines = [MARK_START,
-             f"Latest `make bench` ({date.today().isoformat()}, {platform.machine()}, "
+def cluster_run(what, workers, folder, positions, playouts):
+    """One heavy job on a fresh local Dask cluster of `workers` processes: (wall seconds of
+    the job alone, the cluster's report).  The workers load the compiled code first (a unit
+    each), as a long run would have done long before its end."""
+    from policies.evaluate import mse_report
+    from policies.labels import label_file
+    from policies.train import make_settings, train
+
+    from .cluster import DaskCluster
+    cluster = DaskCluster(workers=workers)
+    try:
+        cluster.map(_warm_worker, list(range(workers)))
+        cluster.busy = cluster.wall = 0.0
+        start = time.perf_counter()
+        if what == "label":
+            label_file(positions, Path(folder) / f"label-{workers}.jsonl", playouts=playouts,
+                       cluster=cluster)
+        elif what == "eval":
+            mse_report(positions, "uniform", sims=playouts, cluster=cluster)
+        else:
+            settings = make_settings("balance", str(positions), None, None, None, 0.05,
+                                     "constant", 1000.0, 20, 64, 0, "zero", 0, 100,
+                                     {"baseline": True})
+            train(settings, str(positions), out=Path(folder) / f"w-{workers}.json",
+                  curve=Path(folder) / f"c-{workers}.curve.json", progress=False,
+                  cluster=cluster)
+        return time.perf_counter() - start, cluster.report()
+    finally:
+        cluster.close()
+
+
+def _warm_worker(_):
+    """Load the compiled search and playout kernels into this worker process."""
+    from policies.kernel import uniform_policy as uniform
+    run_playouts(new_board(5), BLACK, 10, make_rng(1), 0.5, uniform())
+    from .player import Engine, Settings
+    Engine(5, 0.5, Settings(playouts=20, threads=1)).search(BLACK, total=20)
+
+
+def cluster_figures(label_positions=1000, label_playouts=10000):
+    """Speed-ups of labelling (the issue's benchmark: `label_positions` 5x5 positions,
+    `label_playouts` simulations each), evaluation and training with 2 workers against 1."""
+    from policies.data import read_positions, write_positions
+    figures = {}
+    with tempfile.TemporaryDirectory() as folder:
+        test = Path(folder) / "test.jsonl"
+        write_positions(test, read_positions(CLUSTER_DATA / "test.jsonl")[:label_positions],
+                        {"bench": "first positions of data/5x5/test.jsonl"})
+        jobs = [("label", test, label_playouts), ("eval", test, 100),
+                ("train", CLUSTER_DATA / "train.jsonl", None)]
+        for what, positions, playouts in jobs:
+            one, _ = cluster_run(what, 1, folder, positions, playouts)
+            two, usage = cluster_run(what, 2, folder, positions, playouts)
+            figures[f"{what}_1worker_s"] = round(one, 1)
+            figures[f"{what}_2workers_s"] = round(two, 1)
+            figures[f"{what}_speedup"] = round(one / two, 2)
+            figures[f"{what}_2workers_overhead"] = usage["overhead"]
+    return figures
+
+
+def markdown(figures, marks=(MARK_START, MARK_END), title="make bench"):
+    lines = [marks[0],
+             f"Latest `{title}` ({date.today().isoformat()}, {platform.machine()}, "
              f"{os.cpu_count()} cores, Python {platform.python_version()}):",
              "", "| figure | value |", "|---|---|"]
     lines += [f"| `{k}` | {v:,} |" if isinstance(v, int) else f"| `{k}` | {v} |"
               for k, v in figures.items()]
-    lines.append(MARK_END)
+    lines.append(marks[1])
     return "\n".join(lines)
 
 
-def write_into(path, figures):
-    """Replace the generated section of `path` (appending it if missing)."""
+def write_into(path, figures, marks=(MARK_START, MARK_END), title="make bench"):
+    """Replace the generated section of `path` between `marks` (appending it if missing)."""
     path = Path(path)
     text = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = markdown(figures)
-    if MARK_START in text and MARK_END in text:
-        head, rest = text.split(MARK_START, 1)
-        text = head + block + rest.split(MARK_END, 1)[1]
+    block = markdown(figures, marks, title)
+    start, end = marks
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + block + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     path.write_text(text)

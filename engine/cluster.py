@@ -28,6 +28,7 @@ import logging
 import os
 import pickle
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 
 import click
@@ -94,6 +95,7 @@ class Cluster:
 
     slots = 1
     where = "in-process"
+    remote = False        # True: units are pickled and sent to other processes
 
     def __init__(self):
         self.busy = 0.0       # seconds the units computed
@@ -144,9 +146,39 @@ class InProcess(Cluster):
             yield i, result
 
 
+class Threads(Cluster):
+    """Units on `n` threads of this process: for compiled units that release the GIL and are
+    too small to be worth shipping to another process (a training batch of two positions
+    takes milliseconds; a Dask round trip costs a few)."""
+
+    def __init__(self, n=None):
+        super().__init__()
+        self.slots = n or default_workers()
+        self.where = f"threads ({self.slots})"
+        self.pool = ThreadPoolExecutor(self.slots)
+
+    def run(self, fn, units, *shared):
+        start = time.perf_counter()
+        futures = {self.pool.submit(_timed, fn, unit, *shared): i for i, unit in enumerate(units)}
+        try:
+            for future in as_completed(futures):
+                result, seconds = future.result()
+                self.busy += seconds
+                yield futures[future], result
+        finally:
+            for f in futures:
+                f.cancel()
+            self.wall += (time.perf_counter() - start) * self.slots
+
+    def close(self):
+        self.pool.shutdown()
+
+
 class DaskCluster(Cluster):
     """Units as Dask tasks: on a LocalCluster of `workers` processes, or on the cluster whose
     scheduler is at `scheduler`."""
+
+    remote = True
 
     def __init__(self, workers=None, scheduler=None):
         super().__init__()
@@ -174,7 +206,7 @@ class DaskCluster(Cluster):
         return self.client.scatter(obj, broadcast=True, hash=False)
 
     def run(self, fn, units, *shared):
-        from distributed import as_completed
+        from distributed import as_completed as completed
         start = time.perf_counter()
         index = {}
         futures = []
@@ -184,7 +216,7 @@ class DaskCluster(Cluster):
             index[f.key] = i
             futures.append(f)
         try:
-            for future, (result, seconds) in as_completed(futures, with_results=True):
+            for future, (result, seconds) in completed(futures, with_results=True):
                 self.busy += seconds
                 yield index[future.key], result
         finally:

@@ -4,17 +4,21 @@ import json
 import operator
 import os
 import signal
+import sys
 
 import pytest
 from click.testing import CliRunner
+from conftest import GTP_MAIN
 
 from engine import cluster as cluster_mod
 from engine.cli import main
 from engine.cluster import (DaskCluster, InProcess, close_cached, drop_cached, open_cluster,
                             split, value_key, worker_cache)
+from engine.match import MatchConfig, run_match
 from policies.data import read_meta, read_positions, write_positions
 from policies.labels import label_file
 from policies.positions import random_positions
+from policies.tune import MatchObjective, MatchSetup
 
 
 def test_split_cuts_consecutive_parts_about_four_a_slot():
@@ -148,3 +152,35 @@ def test_cli_workers_zero_runs_in_this_process(unlabelled, tmp_path):
     assert usage["where"] == "in-process" and usage["workers"] == 1
     bad = CliRunner().invoke(main, ["eval", "mse", "--positions", str(out), "--workers", "-1"])
     assert bad.exit_code == 2 and "--workers" in bad.output
+
+
+def test_a_match_on_dask_workers_plays_the_in_process_games(tmp_path, dask_cluster):
+    engine = f"{sys.executable} {GTP_MAIN} --playouts 40 --size 5"
+    config = MatchConfig(size=5, komi=7.5)
+    here = run_match(engine, engine + " --seed 1", 4, tmp_path / "here", config)
+    there = run_match(engine, engine + " --seed 1", 4, tmp_path / "there", config,
+                      cluster=dask_cluster)
+    keys = ("game", "winner", "moves", "end", "a_colour")
+    assert all("error" not in r for r in there) and [r["game"] for r in there] == [0, 1, 2, 3]
+    # A GTP engine is a process with a history: a seeded Simbal replays a game exactly only
+    # when it is the same game of that process's life.  Game 0 is the first of the first
+    # worker's engines as it is of the in-process ones.
+    assert {k: there[0].get(k) for k in keys} == {k: here[0].get(k) for k in keys}
+    assert sorted(p.name for p in (tmp_path / "there" / "games").iterdir()) == \
+        [f"game-{i:04d}.sgf" for i in range(4)]
+
+
+def test_tuning_objective_on_dask_equals_in_process(dask_cluster):
+    setup = MatchSetup(size=5, komi=0.5, playouts=16, weights="uniform", opening=2)
+    points = [({"uct_c": 2.0}, 11), ({"uct_c": 0.2}, 12), ({"uct_c": 1.0}, 13)]
+    assert MatchObjective(setup, dask_cluster)(points) == MatchObjective(setup)(points)
+
+
+def test_cli_runs_on_an_existing_scheduler(unlabelled, labelled_here, dask_cluster, tmp_path):
+    out = tmp_path / "l.jsonl"
+    address = dask_cluster.local.scheduler_address          # as `dask scheduler` would give
+    r = CliRunner().invoke(main, ["data", "label", "--in", str(unlabelled), "--out", str(out),
+                                  "--playouts", "300", "--seed", "4", "--scheduler", address])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["cluster"]["where"] == address
+    assert [p.to_json() for p in read_positions(out)] == labelled_here

@@ -1,6 +1,6 @@
 """The shared training loop: an interrupted run resumed from its checkpoint ends exactly where
-an uninterrupted one does, the thread count does not change the result, checkpoints of other
-settings are refused, and the outputs (weight file with provenance, curve JSON and PNG) are
+an uninterrupted one does, where the batches run (this process, its threads, Dask workers)
+does not change the result, checkpoints of other settings are refused, and the outputs (weight file with provenance, curve JSON and PNG) are
 written; the `simbal train` command end to end on a position file."""
 import json
 
@@ -12,6 +12,7 @@ from train_helpers import SIZE, make_items, small_positions
 from engine.cli import main
 from policies.data import Position, write_positions
 from policies.train.balance import Balance
+from policies.train import loop
 from policies.train.loop import Settings, run
 from policies.weights import read_weights
 
@@ -57,8 +58,7 @@ def train(tmp_path, name, trainer, s, resume=False, cluster=None):
     return read_weights(out), json.loads(curve.read_text())
 
 
-def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items,
-                                                                    dask_cluster):
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items):
     whole, whole_curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings())
     stopped = Interrupting(Balance(items, {"m": 4, "n": 4}), after=20)
     with pytest.raises(KeyboardInterrupt):
@@ -70,12 +70,25 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, i
     assert any(v != 0 for v in whole.weights.values())
     assert resumed.weights == whole.weights
     assert resumed_curve["weights"] == whole_curve["weights"]
-    # Dask workers draw the same games as this process: each work unit has its own stream.
-    spread, _ = train(tmp_path, "c", Balance(items, {"m": 4, "n": 4}), settings(),
-                      cluster=dask_cluster)
-    assert spread.weights == whole.weights
     other_seed, _ = train(tmp_path, "d", Balance(items, {"m": 4, "n": 4}), settings(seed=5))
     assert other_seed.weights != whole.weights
+
+
+@pytest.mark.parametrize("ship_seconds, where", [(0.0, "local (2 processes)"),
+                                                 (1e9, "threads (2)")])
+def test_batches_on_dask_or_local_threads_give_the_in_process_result(
+        tmp_path, items, dask_cluster, monkeypatch, ship_seconds, where):
+    # Each work unit has its own random stream, so where the units of a batch run (a tiny
+    # batch stays on this process's threads; a large one goes to the Dask workers) does not
+    # change what they draw.
+    here, _ = train(tmp_path, "here", Balance(items, {"m": 4, "n": 4}), settings())
+    monkeypatch.setattr(loop, "SHIP_SECONDS", ship_seconds)
+    spread, _ = train(tmp_path, "spread", Balance(items, {"m": 4, "n": 4}), settings(),
+                      cluster=dask_cluster)
+    assert spread.weights == here.weights
+    ran_on = spread.provenance["batches_ran_on"]
+    assert ran_on["where"] == where and len(ran_on["batch_seconds_probed"]) == 3
+    assert here.provenance["batches_ran_on"]["where"] == "in-process"
 
 
 def test_resume_refuses_a_checkpoint_of_other_settings(tmp_path, items):

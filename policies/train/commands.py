@@ -87,7 +87,9 @@ def train(algo, data, test, size, features, alpha, schedule, decay, iterations, 
         with cluster_for(workers, scheduler, log) as cluster:
             path, result = run_training(settings, data, test, out, curve, komi, resume,
                                         test_limit=test_limit, report=log, cluster=cluster)
-        click.echo(json.dumps({"weights": str(path), "final": result["points"][-1]}))
+            usage = cluster.report()
+        click.echo(json.dumps({"weights": str(path), "final": result["points"][-1],
+                               "cluster": usage}))
     _fail_cleanly(go)
 
 

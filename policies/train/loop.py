@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from engine.cluster import InProcess, value_key, worker_cache
+from engine.cluster import InProcess, Threads, default_workers, value_key, worker_cache
 from engine.rng import make_rng
 
 from ..loader import policy_from_theta
@@ -33,6 +33,11 @@ from ..weights import feature_names, read_weights, write_weights
 from . import curves
 
 SCHEDULES = ("constant", "inverse", "linear")
+# A batch goes to a distributed cluster only when each worker's share computes this long:
+# a Dask round trip costs a few milliseconds, which is then under 5%.  Smaller batches (the
+# paper's one position at a time) run on threads of this process, as fast as they can be.
+SHIP_SECONDS = 0.1
+PROBE_ITERATIONS = 3     # iterations timed on local threads before deciding
 
 
 @dataclass
@@ -139,14 +144,64 @@ class Evaluator:
         return self._mse(values, self.labels)
 
 
-def _work_units(part, trainer, feature_set, size, theta, seed, t):
-    """One work unit: the trainer's work on the (slot, index) pairs of `part` with the weights
-    `theta` of iteration `t`, on this worker's copy of the policy."""
+def _units(part, trainer, pol, seed, t):
+    """The trainer's work on the (slot, index) pairs of `part` with the policy of iteration t."""
+    return [(slot, trainer.work(pol, index, unit_rng(seed, t, slot))) for slot, index in part]
+
+
+def _shipped_units(part, trainer, feature_set, size, theta, seed, t):
+    """One work unit on a cluster worker: _units with this worker's copy of the policy, set to
+    the weights `theta` of iteration `t`."""
     pol = worker_cache(value_key("train-policy", feature_set, size),
                        lambda: policy_from_theta(feature_set, theta, size))
     pol.theta[:] = theta
     sync_theta(pol)
-    return [(slot, trainer.work(pol, index, unit_rng(seed, t, slot))) for slot, index in part]
+    return _units(part, trainer, pol, seed, t)
+
+
+class BatchRunner:
+    """Where each iteration's batch runs: on `cluster` when it is distributed and a worker's
+    share of a batch is worth the round trip (SHIP_SECONDS, judged on the first iterations,
+    run on local threads), else on threads of this process (or, for an in-process cluster,
+    one unit after another).  Results never depend on the choice: each unit has its own
+    random stream and the steps are summed in slot order."""
+
+    def __init__(self, cluster, trainer, settings):
+        self.cluster, self.trainer, self.settings = cluster, trainer, settings
+        self.local = (cluster if not cluster.remote
+                      else Threads(min(cluster.slots, default_workers())))
+        self.ship = False if not cluster.remote else None     # None: not decided yet
+        self.probe = []
+        self.shared = None
+
+    @property
+    def where(self):
+        return self.cluster.where if self.ship else self.local.where
+
+    def __call__(self, slots, pol, theta, t):
+        s = self.settings
+        runner = self.cluster if self.ship else self.local
+        parts = [slots[i::runner.slots] for i in range(min(runner.slots, len(slots)))]
+        if self.ship:
+            return self.cluster.map(_shipped_units, parts, self.shared, s.feature_set, s.size,
+                                    theta.copy(), s.seed, t)
+        busy = self.local.busy
+        done = self.local.map(_units, parts, self.trainer, pol, s.seed, t)
+        if self.ship is None:
+            self.probe.append(self.local.busy - busy)
+            if len(self.probe) == PROBE_ITERATIONS:
+                self.ship = min(self.probe) / self.cluster.slots >= SHIP_SECONDS
+                if self.ship:
+                    self.shared = self.cluster.share(self.trainer)
+        return done
+
+    def report(self):
+        return dict(self.cluster.report() if self.ship else self.local.report(),
+                    batch_seconds_probed=[round(x, 4) for x in self.probe])
+
+    def close(self):
+        if self.local is not self.cluster:
+            self.local.close()
 
 
 def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=None,
@@ -155,7 +210,7 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
     .objective; `test` an Evaluator or None; `cluster` where the work units run
     (engine.cluster; default this process)."""
     cluster = cluster or InProcess()
-    shared_trainer = cluster.share(trainer)
+    batches = BatchRunner(cluster, trainer, settings)
     theta = initial_theta(settings)
     pol = policy_from_theta(settings.feature_set, theta, settings.size)
     theta = pol.theta          # the policy's own array: updated in place, then sync_theta
@@ -214,9 +269,7 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
                     order = np.random.default_rng([settings.seed, epoch, 7]).permutation(count)
                     order_epoch = epoch
                 slots.append((slot, int(order[pos])))
-            parts = [slots[i::cluster.slots] for i in range(min(cluster.slots, len(slots)))]
-            done = cluster.map(_work_units, parts, shared_trainer, settings.feature_set,
-                               settings.size, theta.copy(), settings.seed, t)
+            done = batches(slots, pol, theta, t)
             results = sorted((r for rs in done for r in rs), key=lambda r: r[0])
             total = np.zeros_like(theta)
             for _, (step, objective, sims) in results:
@@ -250,14 +303,15 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         bar.close()
         raise
     finally:
+        batches.close()
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
         bar.close()
-    write_outputs(trainer, settings, theta, state, out, curve_path, data_info)
+    write_outputs(trainer, settings, theta, state, out, curve_path, data_info, batches.report())
     return curve
 
 
-def write_outputs(trainer, settings, theta, state, out, curve_path, data_info):
+def write_outputs(trainer, settings, theta, state, out, curve_path, data_info, ran_on=None):
     """The weight file (with provenance), the curve JSON and its PNG."""
     curve = state["curve"]
     final = curve["points"][-1]
@@ -272,6 +326,7 @@ def write_outputs(trainer, settings, theta, state, out, curve_path, data_info):
         "seconds": round(state["seconds"], 1),
         "objective": trainer.objective,
         "final_objective": state["objective"],
+        "batches_ran_on": ran_on,
     }
     if "mse" in final:
         provenance["test_mse"] = {k: final[k] for k in ("mse", "lo", "hi", "n") if k in final}

@@ -8,7 +8,7 @@ WARM := $(VENV)/.warm
 # Only files with compiled (numba) code invalidate the compiled cache.
 COMPILED := $(shell grep -l '@njit' engine/*.py policies/*.py policies/*/*.py 2>/dev/null)
 
-.PHONY: install play test test-slow bench clean
+.PHONY: install play test test-slow bench bench-cluster clean
 
 install: $(WARM)
 
@@ -39,6 +39,11 @@ test-slow: install
 
 bench: install
 	$(PY) -m engine.cli bench --write BENCHMARKS.md
+
+# Labelling, evaluation and training on 1 and 2 local Dask workers (a few minutes; run it on
+# a machine with nothing else busy, or the speed-ups measure the neighbours).
+bench-cluster: install
+	$(PY) -m engine.cli bench --cluster --write BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,6 +1,6 @@
 """The training loop the five trainers share: mini-batches spread over a cluster's workers
-(engine/cluster.py), the step-size schedule, checkpoints and exact resume, the progress bar, test-set MSE along the way, and the
-weight file with its provenance.
+(engine/cluster.py) or this process's threads, the step-size schedule, checkpoints and exact
+resume, the progress bar, test-set MSE along the way, and the weight file with its provenance.
 
 A trainer (one module each) supplies `work(pol, index, rng) -> (step, objective, simulations)`:
 the ascent direction from one work unit (one training position, or one self-play game), a
@@ -173,10 +173,6 @@ class BatchRunner:
         self.ship = False if not cluster.remote else None     # None: not decided yet
         self.probe = []
         self.shared = None
-
-    @property
-    def where(self):
-        return self.cluster.where if self.ship else self.local.where
 
     def __call__(self, slots, pol, theta, t):
         s = self.settings

@@ -5,9 +5,11 @@ Speeds are playouts per second on one core from the empty board, best of a few
 repeats (the machines are shared and noisy: compare figures from the same run).
 Start-up is the wall time from launching `gtp_main.py` to its answer to
 `protocol_version`, cold (empty numba cache) and warm (cache filled).
-Cluster figures: labelling and evaluating a position file and a training run with 1 and with
-2 local Dask workers, wall seconds (cluster start excluded), speed-up, and the scheduling
-overhead the cluster measured (the share of the workers' time not spent in the units).
+Cluster figures: labelling and evaluating a position file with 1 and with 2 local Dask
+workers, wall seconds (cluster start excluded), speed-up, the scheduling overhead the cluster
+measured (the share of the workers' time not spent in the units), and as a control the
+speed-up of two plain processes labelling half each (what the host allows).  Training is
+not among them: on one machine its batches run on threads, not on the workers.
 """
 import json
 import os
@@ -123,12 +125,11 @@ def run(quick=False):
 
 
 def cluster_run(what, workers, folder, positions, playouts):
-    """One heavy job on a fresh local Dask cluster of `workers` processes: (wall seconds of
-    the job alone, the cluster's report).  The workers load the compiled code first (a unit
-    each), as a long run would have done long before its end."""
+    """Labelling or evaluation on a fresh local Dask cluster of `workers` processes: (wall
+    seconds of the job alone, the cluster's report).  The workers load the compiled code first
+    (a unit each), as a long run would have done long before its end."""
     from policies.evaluate import mse_report
     from policies.labels import label_file
-    from policies.train import make_settings, train
 
     from .cluster import DaskCluster
     cluster = DaskCluster(workers=workers)
@@ -139,15 +140,8 @@ def cluster_run(what, workers, folder, positions, playouts):
         if what == "label":
             label_file(positions, Path(folder) / f"label-{workers}.jsonl", playouts=playouts,
                        cluster=cluster)
-        elif what == "eval":
-            mse_report(positions, "uniform", sims=playouts, cluster=cluster)
         else:
-            settings = make_settings("balance", str(positions), None, None, None, 0.05,
-                                     "constant", 1000.0, 20, 64, 0, "zero", 0, 100,
-                                     {"baseline": True})
-            train(settings, str(positions), out=Path(folder) / f"w-{workers}.json",
-                  curve=Path(folder) / f"c-{workers}.curve.json", progress=False,
-                  cluster=cluster)
+            mse_report(positions, "uniform", sims=playouts, cluster=cluster)
         return time.perf_counter() - start, cluster.report()
     finally:
         cluster.close()
@@ -161,24 +155,47 @@ def _warm_worker(_):
     Engine(5, 0.5, Settings(playouts=20, threads=1)).search(BLACK, total=20)
 
 
+def two_plain_processes(folder, positions, playouts):
+    """Wall seconds of two plain processes (no Dask) labelling one half of `positions` each,
+    side by side: with the one-worker time, what this host allows two workers at best."""
+    from policies.data import read_positions, write_positions
+    everything = read_positions(positions)
+    half = len(everything) // 2
+    procs = []
+    start = time.perf_counter()
+    for k, part in enumerate((everything[:half], everything[half:])):
+        path = Path(folder) / f"half-{k}.jsonl"
+        write_positions(path, part, {"bench": "half"})
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "engine.cli", "data", "label", "--in", str(path), "--out",
+             str(Path(folder) / f"half-{k}-l.jsonl"), "--playouts", str(playouts),
+             "--workers", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT))
+    for proc in procs:
+        proc.wait()
+    return time.perf_counter() - start
+
+
 def cluster_figures(label_positions=1000, label_playouts=10000):
     """Speed-ups of labelling (the issue's benchmark: `label_positions` 5x5 positions,
-    `label_playouts` simulations each), evaluation and training with 2 workers against 1."""
+    `label_playouts` simulations each) and evaluation with 2 workers against 1, and the
+    ceiling the host sets: two plain processes labelling half each, against one worker."""
     from policies.data import read_positions, write_positions
     figures = {}
     with tempfile.TemporaryDirectory() as folder:
         test = Path(folder) / "test.jsonl"
         write_positions(test, read_positions(CLUSTER_DATA / "test.jsonl")[:label_positions],
                         {"bench": "first positions of data/5x5/test.jsonl"})
-        jobs = [("label", test, label_playouts), ("eval", test, 100),
-                ("train", CLUSTER_DATA / "train.jsonl", None)]
-        for what, positions, playouts in jobs:
+        for what, positions, playouts in [("label", test, label_playouts), ("eval", test, 100)]:
             one, _ = cluster_run(what, 1, folder, positions, playouts)
             two, usage = cluster_run(what, 2, folder, positions, playouts)
             figures[f"{what}_1worker_s"] = round(one, 1)
             figures[f"{what}_2workers_s"] = round(two, 1)
             figures[f"{what}_speedup"] = round(one / two, 2)
             figures[f"{what}_2workers_overhead"] = usage["overhead"]
+            if what == "label":
+                plain = two_plain_processes(folder, test, label_playouts)
+                figures["label_2plain_processes_s"] = round(plain, 1)
+                figures["label_host_ceiling_speedup"] = round(one / plain, 2)
     return figures
 
 

@@ -372,7 +372,7 @@ def _tune_and_validate(tune_mod, params, f, method, iterations, perturbations, d
 @click.option("--write", type=click.Path(dir_okay=False), default=None,
               help="Also record the figures in this Markdown file (e.g. BENCHMARKS.md).")
 @click.option("--cluster", "on_cluster", is_flag=True,
-              help="Instead: labelling, evaluation and training with 1 and 2 Dask workers.")
+              help="Instead: labelling and evaluation with 1 and 2 Dask workers.")
 def bench(as_json, quick, write, on_cluster):
     """Measure playout rates and start-up time (or, with --cluster, Dask scaling)."""
     if on_cluster:

@@ -74,15 +74,17 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, i
     assert other_seed.weights != whole.weights
 
 
-@pytest.mark.parametrize("ship_seconds, where", [(0.0, "local (2 processes)"),
-                                                 (1e9, "threads (2)")])
+@pytest.mark.parametrize("cores, ship_seconds, where", [(1, 0.0, "local (2 processes)"),
+                                                        (1, 1e9, "threads (1)"),
+                                                        (2, 0.0, "threads (2)")])
 def test_batches_on_dask_or_local_threads_give_the_in_process_result(
-        tmp_path, items, dask_cluster, monkeypatch, ship_seconds, where):
-    # Each work unit has its own random stream, so where the units of a batch run (a tiny
-    # batch stays on this process's threads; a large one goes to the Dask workers) does not
-    # change what they draw.
+        tmp_path, items, dask_cluster, monkeypatch, cores, ship_seconds, where):
+    # Each work unit has its own random stream, so where the units of a batch run (a batch
+    # too small to ship, or a cluster no larger than this machine: this process's threads;
+    # else the Dask workers) does not change what they draw.
     here, _ = train(tmp_path, "here", Balance(items, {"m": 4, "n": 4}), settings())
     monkeypatch.setattr(loop, "SHIP_SECONDS", ship_seconds)
+    monkeypatch.setattr(loop, "default_workers", lambda: cores)
     spread, _ = train(tmp_path, "spread", Balance(items, {"m": 4, "n": 4}), settings(),
                       cluster=dask_cluster)
     assert spread.weights == here.weights

@@ -33,9 +33,11 @@ from ..weights import feature_names, read_weights, write_weights
 from . import curves
 
 SCHEDULES = ("constant", "inverse", "linear")
-# A batch goes to a distributed cluster only when each worker's share computes this long:
-# a Dask round trip costs a few milliseconds, which is then under 5%.  Smaller batches (the
-# paper's one position at a time) run on threads of this process, as fast as they can be.
+# A batch goes to a distributed cluster only when the cluster has more workers than this
+# machine has cores and each worker's share computes at least this long (a Dask round trip
+# costs milliseconds, and the batch ends when its slowest share does).  Otherwise (the paper's
+# batches of two positions; a local cluster no larger than the machine) threads of this
+# process run it, with no overhead at all.
 SHIP_SECONDS = 0.1
 PROBE_ITERATIONS = 3     # iterations timed on local threads before deciding
 
@@ -160,11 +162,11 @@ def _shipped_units(part, trainer, feature_set, size, theta, seed, t):
 
 
 class BatchRunner:
-    """Where each iteration's batch runs: on `cluster` when it is distributed and a worker's
-    share of a batch is worth the round trip (SHIP_SECONDS, judged on the first iterations,
-    run on local threads), else on threads of this process (or, for an in-process cluster,
-    one unit after another).  Results never depend on the choice: each unit has its own
-    random stream and the steps are summed in slot order."""
+    """Where each iteration's batch runs: on `cluster` when it is distributed, larger than this
+    machine, and a worker's share of a batch is worth the round trip (SHIP_SECONDS, judged on
+    the first iterations, run on local threads); else on threads of this process (or, for an
+    in-process cluster, one unit after another).  Results never depend on the choice: each
+    unit has its own random stream and the steps are summed in slot order."""
 
     def __init__(self, cluster, trainer, settings):
         self.cluster, self.trainer, self.settings = cluster, trainer, settings
@@ -186,7 +188,8 @@ class BatchRunner:
         if self.ship is None:
             self.probe.append(self.local.busy - busy)
             if len(self.probe) == PROBE_ITERATIONS:
-                self.ship = min(self.probe) / self.cluster.slots >= SHIP_SECONDS
+                self.ship = (self.cluster.slots > self.local.slots and
+                             min(self.probe) / self.cluster.slots >= SHIP_SECONDS)
                 if self.ship:
                     self.shared = self.cluster.share(self.trainer)
         return done

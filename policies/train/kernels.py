@@ -1,9 +1,9 @@
 """Compiled work units of the trainers: simulations with psi sums, and the exact depth-2 sums.
 
 Each function works on one position and returns its contribution; the Python side (loop.py)
-spreads positions over a cluster's workers, each with its own random state.  They only call the policy
-seam (policies.kernel.playout_with_grad) and softmax.psi, so the trainers use exactly the
-playouts and features the engine uses.
+spreads positions over threads or a cluster's workers, each with its own random state.  They
+only call the policy seam (policies.kernel.playout_with_grad) and softmax.psi, so the trainers
+use exactly the playouts and features the engine uses.
 """
 import numpy as np
 from numba import njit

@@ -112,11 +112,17 @@ def copy_into(dst, src):
 
 @njit(cache=True)
 def _new_stamp(b):
-    b.meta[M_STAMP] += 1
-    if b.meta[M_STAMP] >= 2 ** 31 - 1:
-        b.mark[:] = 0
-        b.meta[M_STAMP] = 1
-    return np.int32(b.meta[M_STAMP])
+    return next_stamp(b.mark, b.meta)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def next_stamp(mark, meta):
+    """A `mark` value no point holds yet (the board's arrays, for hot loops that hold them)."""
+    meta[M_STAMP] += 1
+    if meta[M_STAMP] >= 2 ** 31 - 1:
+        mark[:] = 0
+        meta[M_STAMP] = 1
+    return np.int32(meta[M_STAMP])
 
 
 @njit(cache=True)

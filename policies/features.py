@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from engine.board import (BLACK, BORDER, EMPTY, M_LAST, M_LAST2, M_SIZE, M_WIDTH, PASS, WHITE,
-                          _new_stamp, play)
+                          next_stamp, play)
 
 from .nrt import borrow
 
@@ -587,7 +587,7 @@ def shape2x2_counts(size):
     return counts
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _add_weight(ref, val, fidx, fval, n):
     """Append the signed weight reference `ref` (see shape2x2_layout) with factor `val`."""
     if ref != 0:
@@ -601,7 +601,7 @@ def _add_weight(ref, val, fidx, fval, n):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _square_cfg(color, mark, w, s, p, c, stamp):
     """Configurations (before, after) of the square with bottom-left `s` when c plays at p and
     the stones marked in `mark` with `stamp` are captured."""
@@ -620,7 +620,7 @@ def _square_cfg(color, mark, w, s, p, c, stamp):
     return before, after
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _add_squares_of(color, mark, size, w, sq_ld, sq_li, q, p, c, sgn, stamp, done, dstamp,
                     fidx, fval, n):
     """Append the changes of the 2x2 squares containing point q not yet `done`."""
@@ -639,7 +639,7 @@ def _add_squares_of(color, mark, size, w, sq_ld, sq_li, q, p, c, sgn, stamp, don
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _add_point(pt_ld, q, fidx, fval, n):
     """The 1x1 change of a stone of the mover appearing, or of an opponent's disappearing:
     +1 on the point's weights either way (sign of the stone times the mover's sign)."""
@@ -655,18 +655,20 @@ def shape2x2_local(b, pol, code, p, c, sc, fidx, fval, done, dstamp):
     square holding p or a captured stone, after minus before, signed for the mover (+ for
     Black).  Returns the count, or -1 if the move is not a playout candidate.  `done` is a
     scratch int array of board length, `dstamp` a value not yet in it (squares counted)."""
-    color = borrow(b.color)
-    head = borrow(b.head)
-    libs = borrow(b.libs)
-    nxt = borrow(b.nxt)
-    mark = borrow(b.mark)
-    size = b.meta[M_SIZE]
-    w = b.meta[M_WIDTH]
-    sq_ld = borrow(pol.sq_ld)
-    sq_li = borrow(pol.sq_li)
-    pt_ld = borrow(pol.pt_ld)
+    return shape2x2_arrays(borrow(b.color), borrow(b.head), borrow(b.libs), borrow(b.nxt),
+                           borrow(b.mark), borrow(b.meta), borrow(pol.sq_ld), borrow(pol.sq_li),
+                           borrow(pol.pt_ld), borrow(pol.eye), code, p, c, sc, fidx, fval, done,
+                           dstamp)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def shape2x2_arrays(color, head, libs, nxt, mark, meta, sq_ld, sq_li, pt_ld, eye, code, p, c, sc,
+                    fidx, fval, done, dstamp):
+    """shape2x2_local on the board's and the policy's arrays (for hot loops that hold them)."""
+    size = meta[M_SIZE]
+    w = meta[M_WIDTH]
     ci = c - 1
-    if pol.eye[ci, code] != 0:
+    if eye[ci, code] != 0:
         return -1
     o = 3 - c
     ne = sc[0]
@@ -675,7 +677,7 @@ def shape2x2_local(b, pol, code, p, c, sc, fidx, fval, done, dstamp):
     if ne == 0 and capture == 0 and own_ok == 0:
         return -1
     sgn = 1.0 if c == BLACK else -1.0
-    stamp = _new_stamp(b)
+    stamp = next_stamp(mark, meta)
     # The captured chains (up to 4 distinct ones around p): heads h1..h4, stones marked.
     h1 = h2 = h3 = h4 = -1
     if capture > 0:

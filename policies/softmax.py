@@ -31,7 +31,7 @@ from .nrt import borrow, borrowed_board
 from .features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
                        WINDOW_BUCKET, WINDOW_DR, fill_codes, pattern3x3_context,
                        pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
-                       scan, shape2x2_local)
+                       scan, shape2x2_arrays, shape2x2_local)
 
 LOG_CLAMP = 280.0           # |local H| beyond this is clamped (exp stays far from overflow)
 W_MAX = np.exp(LOG_CLAMP)
@@ -129,20 +129,19 @@ def _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, ethet
         wt[ci, p] = x
 
 
-@njit(cache=True, nogil=True)
-def _eval_general(b, st, pol, p):
-    """Any softmax kind: both colours' local weights at point p, exp(sum of value * theta)."""
-    wt = borrow(st.wt)
-    if b.color[p] != EMPTY:
+@njit(cache=True, nogil=True, inline='always')
+def _eval_s2(color, head, libs, csize, nxt, mark, meta, code, wt, fidx, fval, done, misc, theta,
+             sq_ld, sq_li, pt_ld, eye, p):
+    """shape2x2: both colours' weights at point p, exp(sum of feature value * theta)."""
+    if color[p] != EMPTY:
         wt[0, p] = 0.0
         wt[1, p] = 0.0
         return
-    sc = scan(b.color, b.head, b.libs, b.csize, b.meta[M_WIDTH], p)
-    fidx = borrow(st.fidx)
-    fval = borrow(st.fval)
-    theta = borrow(pol.theta)
+    sc = scan(color, head, libs, csize, meta[M_WIDTH], p)
     for c in (1, 2):
-        k = local_features(b, st, pol, p, c, sc)
+        misc[MISC_SQSTAMP] += 1
+        k = shape2x2_arrays(color, head, libs, nxt, mark, meta, sq_ld, sq_li, pt_ld, eye, code[p],
+                            p, c, sc, fidx, fval, done, misc[MISC_SQSTAMP])
         x = 0.0
         if k >= 0:
             h = 0.0
@@ -216,6 +215,10 @@ def refresh(b, st, pol, nd):
     dfull = borrow(st.dfull)
     rows = borrow(st.rows)
     rowmax = borrow(st.rowmax)
+    mark, meta, fval, done, misc = (borrow(b.mark), borrow(b.meta), borrow(st.fval),
+                                    borrow(st.done), borrow(st.misc))
+    theta, sq_ld, sq_li, pt_ld, eye = (borrow(pol.theta), borrow(pol.sq_ld), borrow(pol.sq_li),
+                                       borrow(pol.pt_ld), borrow(pol.eye))
     p3 = pol.kind == PATTERN3X3
     for i in range(nd):
         p = dirty[i]
@@ -225,7 +228,8 @@ def refresh(b, st, pol, nd):
             _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta, pclass,
                      p, dfull[p])
         else:
-            _eval_general(b, st, pol, p)
+            _eval_s2(color, head, libs, csize, nxt, mark, meta, code, wt, fidx, fval, done, misc,
+                     theta, sq_ld, sq_li, pt_ld, eye, p)
         _row_delta(wt, rows, rowmax, n, w, rowof[p], p, old0, old1)
 
 
@@ -438,6 +442,9 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
     pclass = borrow(pol.pclass)
     rowof = borrow(st.rowof)
     line = borrow(st.line)
+    mark, fval, done = borrow(b.mark), borrow(st.fval), borrow(st.done)
+    theta, sq_ld, sq_li, pt_ld, eye = (borrow(pol.theta), borrow(pol.sq_ld), borrow(pol.sq_li),
+                                       borrow(pol.pt_ld), borrow(pol.eye))
     p3 = pol.kind == PATTERN3X3
     shape = pol.kind == SHAPE2X2
     want_grad = grad.shape[1] > 0
@@ -459,16 +466,17 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
         misc[MISC_DSTAMP] += 1
         play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc, shape,
                       p, c)
-        if p3:
-            for i in range(misc[MISC_NDIRTY]):
-                q = dirty[i]
-                old0 = wt[0, q]
-                old1 = wt[1, q]
+        for i in range(misc[MISC_NDIRTY]):
+            q = dirty[i]
+            old0 = wt[0, q]
+            old1 = wt[1, q]
+            if p3:
                 _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta,
                          pclass, q, dfull[q])
-                _row_delta(wt, rows, rowmax, n, w, rowof[q], q, old0, old1)
-        else:
-            refresh(b, st, pol, misc[MISC_NDIRTY])
+            else:
+                _eval_s2(color, head, libs, csize, nxt, mark, meta, code, wt, fidx, fval, done,
+                         misc, theta, sq_ld, sq_li, pt_ld, eye, q)
+            _row_delta(wt, rows, rowmax, n, w, rowof[q], q, old0, old1)
         c = 3 - c
     return area_score(b, owner)
 

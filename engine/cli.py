@@ -171,8 +171,9 @@ class _ProgressBar:
 
 @main.command()
 @click.argument("players", nargs=-1, required=True)
-@click.option("--games", default=100, show_default=True, type=click.IntRange(1),
-              help="Games per pairing (rounded up to even: colours balanced).")
+@click.option("--games", default=100, show_default=True, type=click.IntRange(0),
+              help="Games per pairing (rounded up to even: colours balanced); 0 plays nothing "
+                   "and rates the games in --out.")
 @click.option("--gauntlet", default=None, metavar="NAME",
               help="Play NAME against each other player instead of a round robin.")
 @click.option("--size", default=5, show_default=True, type=click.IntRange(2, 25))
@@ -194,7 +195,8 @@ def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, anchor,
     Each player is [NAME=]SPEC: policy:FILE (the policy played directly), mc1:FILE[:N] (one-ply
     Monte-Carlo, N=100 playouts per move), mcts:FILE[:PLAYOUTS] (the engine), gnugo[:LEVEL], or
     a GTP command line.  FILE is a weight file, uniform or handcrafted.  Results, SGFs and
-    ratings (Markdown, JSON, PNG) go to --out; running again resumes."""
+    ratings (Markdown, JSON, PNG) go to --out; running again resumes.  The ratings use every
+    game in --out between PLAYERS, also those of other schedules (gauntlets, other --games)."""
     from .match import MatchConfig
     from .players import check_spec, split_name
     from .tournament import default_referee, report, run_tournament

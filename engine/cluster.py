@@ -264,6 +264,8 @@ def cluster_options(f):
     """The `--workers` and `--scheduler` options of every heavy command."""
     f = click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
                      help="Run on this Dask cluster instead of local worker processes.")(f)
-    return click.option("--workers", default=None, type=click.IntRange(0),
+    # --parallel: the name these commands had before they ran on Dask (old scripts keep working).
+    return click.option("--workers", "--parallel", "workers", default=None,
+                        type=click.IntRange(0),
                         help="Local Dask worker processes (default: one per core; 0: "
                              "everything in this process, for debugging).")(f)

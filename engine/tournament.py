@@ -13,6 +13,11 @@ dead stones are those both players list (policy players list none: they play to 
 when the lists differ a referee decides, by default GnuGo (started only if a dispute
 arises), and the area count with komi gives the winner.
 
+One folder may hold several schedules between the same players (say a cheap round robin at
+many games per pairing, a costlier one at fewer, and gauntlets): a run rates every game in the
+folder between the players it names, not only its own schedule's, and `--games 0` plays
+nothing and just rates them.
+
 Folder: results.jsonl (one line per game, keyed `A vs B #k`; what makes it resumable),
 games/*.sgf, tournament.json (the players and settings; resuming with a name bound to another
 spec is refused), and the ratings (engine/ratings.py) as ratings.md / .json / .png plus
@@ -136,7 +141,8 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, cluste
                    referee_cmd=None, seed=0, progress=None):
     """Play the schedule's games not yet in out_dir/results.jsonl on `cluster`
     (engine.cluster; default this process).  `specs`: {name: spec} in order.  Returns every
-    result (old and new) of this schedule."""
+    result (old and new) of this schedule, then the folder's other games between these players
+    (other schedules: see the module docstring)."""
     out = Path(out_dir)
     (out / "games").mkdir(parents=True, exist_ok=True)
     _check_players(out, specs, config)
@@ -166,7 +172,10 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, cluste
             record(items)
     finally:
         cluster.on_workers(close_cached, "tournament")
-    return [done[key] for key, *_ in plan if key in done]
+    planned = {key for key, *_ in plan}
+    others = [r for key, r in done.items() if key not in planned
+              and r.get("a") in specs and r.get("b") in specs]
+    return [done[key] for key, *_ in plan if key in done] + others
 
 
 def rated_games(results):

@@ -199,6 +199,25 @@ def test_tournament_refuses_a_renamed_spec_and_corrupt_results(tmp_path):
         read_results(tmp_path / "results.jsonl")
 
 
+def test_a_folder_of_several_schedules_is_rated_whole(tmp_path):
+    # A cheap round robin at many games, a gauntlet at few: each run returns its own schedule's
+    # games first, then the folder's other games between the players it names.
+    direct = {"u": "policy:uniform", "h": "policy:handcrafted"}
+    first = run_tournament(direct, tmp_path, FIVE, 6, seed=1)
+    gauntlet = run_tournament({"m": "mc1:uniform:4", **direct}, tmp_path, FIVE, 2, gauntlet="m",
+                              seed=1)
+    assert len(first) == 6 and len(gauntlet) == 4 + 6
+    assert [r["game"] for r in gauntlet[4:]] == [r["game"] for r in first]
+    # Games 0: nothing played, everything between the named players rated.
+    before = (tmp_path / "results.jsonl").read_text()
+    every = run_tournament({**direct, "m": "mc1:uniform:4"}, tmp_path, FIVE, 0)
+    assert (tmp_path / "results.jsonl").read_text() == before
+    assert sorted(r["game"] for r in every) == sorted(r["game"] for r in gauntlet)
+    assert len(run_tournament(direct, tmp_path, FIVE, 0)) == 6
+    text = report(every, ["u", "h", "m"], tmp_path)
+    assert "| h vs u | " in text and "| h vs m | " in text
+
+
 def test_cli_tournament(tmp_path):
     out = tmp_path / "t"
     args = ["tournament", "policy:uniform", "mc=mc1:uniform:5", "--games", "4", "--size", "5",
@@ -206,6 +225,9 @@ def test_cli_tournament(tmp_path):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "| mc vs policy:uniform |" in result.output
+    assert len(read_results(out / "results.jsonl")) == 4
+    rated = CliRunner().invoke(cli, [*args[:3], "--games", "0", *args[5:]])
+    assert rated.exit_code == 0 and "| mc vs policy:uniform | " in rated.output
     assert len(read_results(out / "results.jsonl")) == 4
     bad = CliRunner().invoke(cli, ["tournament", "policy:uniform", "policy:nowhere.json"])
     assert bad.exit_code != 0 and "nowhere.json" in bad.output

@@ -191,11 +191,11 @@ class DaskCluster(Cluster):
             # One thread per worker: the units hold the GIL between compiled calls and many
             # keep engine processes of their own; a dashboard on a free port when bokeh is
             # there (installed with dask[diagnostics]).
-            self.local = LocalCluster(n_workers=workers or default_workers(),
-                                      threads_per_worker=1, processes=True,
+            workers = workers or default_workers()
+            self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=":0", silence_logs=logging.ERROR)
             self.client = Client(self.local)
-            self.where = f"local ({workers or default_workers()} processes)"
+            self.where = f"local ({workers} processes)"
         self.slots = max(1, sum(self.client.nthreads().values()))
 
     @property

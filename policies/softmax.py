@@ -193,33 +193,14 @@ def _row_delta(wt, rows, rowmax, n, w, r, p, old0, old1):
             rows[k, r] = after
 
 
-@njit(cache=True, nogil=True)
-def refresh(b, st, pol, nd):
-    """Re-evaluate both colours' local weights at st.dirty[:nd], updating their row sums."""
-    color = borrow(b.color)
-    head = borrow(b.head)
-    libs = borrow(b.libs)
-    csize = borrow(b.csize)
-    nxt = borrow(b.nxt)
-    n = b.meta[M_SIZE]
-    w = b.meta[M_WIDTH]
-    code = borrow(st.code)
-    wt = borrow(st.wt)
-    dirty = borrow(st.dirty)
-    fidx = borrow(st.fidx)
-    etheta = borrow(pol.etheta)
-    pclass = borrow(pol.pclass)
-    rowof = borrow(st.rowof)
-    line = borrow(st.line)
-    tact = borrow(st.tact)
-    dfull = borrow(st.dfull)
-    rows = borrow(st.rows)
-    rowmax = borrow(st.rowmax)
-    mark, meta, fval, done, misc = (borrow(b.mark), borrow(b.meta), borrow(st.fval),
-                                    borrow(st.done), borrow(st.misc))
-    theta, sq_ld, sq_li, pt_ld, eye = (borrow(pol.theta), borrow(pol.sq_ld), borrow(pol.sq_li),
-                                       borrow(pol.pt_ld), borrow(pol.eye))
-    p3 = pol.kind == PATTERN3X3
+@njit(cache=True, nogil=True, inline='always')
+def _refresh_points(nd, dirty, p3, color, head, libs, csize, nxt, mark, meta, line, code, wt,
+                    tact, fidx, fval, done, misc, dfull, rows, rowmax, rowof, etheta, pclass,
+                    theta, sq_ld, sq_li, pt_ld, eye):
+    """Re-evaluate both colours' local weights at dirty[:nd], updating their row sums (the
+    arrays of `refresh`, for the playout loop that holds them)."""
+    n = meta[M_SIZE]
+    w = meta[M_WIDTH]
     for i in range(nd):
         p = dirty[i]
         old0 = wt[0, p]
@@ -231,6 +212,19 @@ def refresh(b, st, pol, nd):
             _eval_s2(color, head, libs, csize, nxt, mark, meta, code, wt, fidx, fval, done, misc,
                      theta, sq_ld, sq_li, pt_ld, eye, p)
         _row_delta(wt, rows, rowmax, n, w, rowof[p], p, old0, old1)
+
+
+@njit(cache=True, nogil=True)
+def refresh(b, st, pol, nd):
+    """Re-evaluate both colours' local weights at st.dirty[:nd], updating their row sums."""
+    _refresh_points(nd, borrow(st.dirty), pol.kind == PATTERN3X3, borrow(b.color),
+                    borrow(b.head), borrow(b.libs), borrow(b.csize), borrow(b.nxt),
+                    borrow(b.mark), borrow(b.meta), borrow(st.line), borrow(st.code),
+                    borrow(st.wt), borrow(st.tact), borrow(st.fidx), borrow(st.fval),
+                    borrow(st.done), borrow(st.misc), borrow(st.dfull), borrow(st.rows),
+                    borrow(st.rowmax), borrow(st.rowof), borrow(pol.etheta), borrow(pol.pclass),
+                    borrow(pol.theta), borrow(pol.sq_ld), borrow(pol.sq_li), borrow(pol.pt_ld),
+                    borrow(pol.eye))
 
 
 @njit(cache=True, nogil=True)
@@ -466,17 +460,9 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
         misc[MISC_DSTAMP] += 1
         play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc, shape,
                       p, c)
-        for i in range(misc[MISC_NDIRTY]):
-            q = dirty[i]
-            old0 = wt[0, q]
-            old1 = wt[1, q]
-            if p3:
-                _eval_p3(color, head, libs, csize, nxt, w, line, code, wt, tact, fidx, etheta,
-                         pclass, q, dfull[q])
-            else:
-                _eval_s2(color, head, libs, csize, nxt, mark, meta, code, wt, fidx, fval, done,
-                         misc, theta, sq_ld, sq_li, pt_ld, eye, q)
-            _row_delta(wt, rows, rowmax, n, w, rowof[q], q, old0, old1)
+        _refresh_points(misc[MISC_NDIRTY], dirty, p3, color, head, libs, csize, nxt, mark, meta,
+                        line, code, wt, tact, fidx, fval, done, misc, dfull, rows, rowmax, rowof,
+                        etheta, pclass, theta, sq_ld, sq_li, pt_ld, eye)
         c = 3 - c
     return area_score(b, owner)
 

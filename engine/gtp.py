@@ -360,6 +360,21 @@ class GtpServer:
     def cmd_reg_genmove(self, args):
         return self._genmove(args, commit=False)
 
+    def cmd_restricted_genmove(self, args):
+        """GNU Go's extension used by its regression suites: the best of the listed moves
+        for a colour, not played."""
+        if len(args) < 2:
+            raise GtpError("syntax error")
+        colour = parse_colour(args[0])
+        try:
+            points = {parse_vertex(a, self.game.size) for a in args[1:]}
+        except ValueError:
+            raise GtpError("invalid vertex") from None
+        legal = {p for p in points if self.game.illegal_reason(colour, p) is None}
+        if not legal:
+            raise GtpError("no legal allowed vertex")
+        return format_vertex(self.engine.genmove(colour, allowed=legal), self.game.size)
+
     def cmd_kgs__genmove_cleanup(self, args):
         return self._genmove(args, cleanup=True)
 

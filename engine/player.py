@@ -145,17 +145,19 @@ class Engine:
         return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
-               should_stop=None):
+               should_stop=None, allowed=None):
         """Search the current position for `colour` until `total` simulations, `deadline`,
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
-        `interval` seconds meanwhile.  Returns the number of simulations run."""
+        `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
+        only those moves.  Returns the number of simulations run."""
         g = self.game
         policy = self.policy  # first: a board-size change reloads it and renews the trees
         searchers = self._searchers()
         exclude = np.zeros(g.board.color.shape[0], np.int8)
         b = g.board
         for p in b.empties[:int(b.meta[M_NEMPTY])]:
-            if g.illegal_reason(colour, int(p)) == "superko":
+            if g.illegal_reason(colour, int(p)) == "superko" or (
+                    allowed is not None and int(p) not in allowed):
                 exclude[p] = 1
         self._decisions += 1
         base = self.settings.seed * 1_000_003 + self._decisions * 7919
@@ -251,16 +253,21 @@ class Engine:
         self.stop.clear()
         self.search(self.game.to_play, should_stop=should_stop)
 
-    def genmove(self, colour, cleanup=False, report=None, interval=1.0, should_stop=None):
+    def genmove(self, colour, cleanup=False, report=None, interval=1.0, should_stop=None,
+                allowed=None):
         """Choose a move for `colour` (not played): a point, PASS, or None to resign.
 
         Passes when nothing useful is left, when the search prefers it, or when the
         opponent has passed and we win as the board stands (with dead stones removed).
         With `cleanup` (kgs-genmove_cleanup) it never passes while opponent stones are
-        dead on the board, so that they get captured."""
+        dead on the board, so that they get captured.  With `allowed` (GNU Go's
+        restricted_genmove: a set of legal points, PASS among them or not) it answers
+        one of them, never resigning."""
         g = self.game
         start = time.perf_counter()
         self.stop.clear()
+        if allowed is not None:
+            return self._restricted_move(colour, allowed)
         if not self.candidates(colour):
             return PASS
         if cleanup or (g.moves and g.moves[-1][1] == PASS):
@@ -283,6 +290,16 @@ class Engine:
         if self._should_resign(best.winrate):
             return None
         return best.move
+
+    def _restricted_move(self, colour, allowed):
+        """The most visited of the `allowed` moves after a search limited to them (eye-filling
+        moves, which the tree never expands, only when nothing else is allowed)."""
+        deadline, total = self.think_budget(colour)
+        self.search(colour, deadline, total, allowed=allowed)
+        stats = [s for s in self.root_stats() if s.move in allowed]
+        if stats:
+            return stats[0].move
+        return min(allowed, key=lambda p: (p == PASS, p))
 
     def _should_resign(self, winrate):
         """Resign when the win rate stays below the threshold two decisions running, and never

@@ -24,6 +24,7 @@ COMMANDS = {
     "final_score", "final_status_list", "time_settings", "time_left", "kgs-time_settings",
     "set_free_handicap", "place_free_handicap", "fixed_handicap", "loadsgf", "reg_genmove",
     "kgs-genmove_cleanup", "gogui-analyze_commands", "printsgf", "simbal-ownership",
+    "restricted_genmove",
 }
 # Commands that may legitimately change the game (board, moves, side to move, komi, size).
 STATE_CHANGING = {"boardsize", "clear_board", "komi", "play", "genmove", "kgs-genmove_cleanup",
@@ -213,6 +214,10 @@ ERRORS = [
     ("genmove x", "syntax error"),
     ("genmove b w", "syntax error"),
     ("reg_genmove", "syntax error"),
+    ("restricted_genmove b", "syntax error"),
+    ("restricted_genmove x a1", "syntax error"),
+    ("restricted_genmove b a1 i5", "invalid vertex"),
+    ("restricted_genmove w e5 d4", "no legal allowed vertex"),   # both occupied
     ("kgs-genmove_cleanup purple", "syntax error"),
     ("komi", "syntax error"),
     ("komi abc", "syntax error"),
@@ -365,6 +370,19 @@ def test_reg_genmove_does_not_play(ask, server):
     before = snapshot(ask, server)
     move = ok(ask, server, "reg_genmove w")
     assert VERTEX.fullmatch(move)
+    assert snapshot(ask, server) == before
+
+
+def test_restricted_genmove_answers_an_allowed_move_and_does_not_play(ask, server):
+    # White's E4 stone is in atari (liberty E3): capturing it is the obvious move, so the
+    # restriction, not the search, must keep the answer inside the list.
+    run(ask, server, "play b d4", "play w e4", "play b f4", "play w a9", "play b e5")
+    before = snapshot(ask, server)
+    assert ok(ask, server, "reg_genmove b") == "E3"
+    for allowed in (["C7", "G7"], ["J1"], ["C7", "pass"]):
+        move = ok(ask, server, "restricted_genmove b " + " ".join(allowed))
+        assert move.upper() in {a.upper() for a in allowed}
+    assert ok(ask, server, "restricted_genmove b C7 E3 G7") == "E3"
     assert snapshot(ask, server) == before
 
 
@@ -890,7 +908,8 @@ def test_sabaki_style_transcript_covers_every_command(parse_gtp, run_simbal, tmp
         "kgs-time_settings none", "time_left b 300 0",
         "fixed_handicap 2", "clear_board", "place_free_handicap 3", "clear_board",
         "set_free_handicap c3 g7", "clear_board",
-        "play b d4", "play w f6", "genmove b", "reg_genmove w", "kgs-genmove_cleanup w", "undo",
+        "play b d4", "play w f6", "genmove b", "reg_genmove w", "restricted_genmove b c3 g7",
+        "kgs-genmove_cleanup w", "undo",
         "showboard", "final_score", "final_status_list dead", "simbal-ownership",
         "gogui-analyze_commands", f"loadsgf {sgf} 4", f"printsgf {out}", "printsgf", "quit",
     ]

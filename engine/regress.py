@@ -12,8 +12,8 @@ folder as its working directory (so `loadsgf games/x.sgf 12` finds its file):
 - unnumbered commands (`loadsgf`, `play`, `undo`, ...) set the position; their errors are
   reported but are not tests.
 
-A test whose command fails (`? unknown command` for GNU Go's private commands such as owl_attack
-or restricted_genmove) is unsolved and flagged as an error.  If the engine dies it is restarted
+A test whose command fails (`? unknown command` for GNU Go's private commands such as owl_attack;
+Simbal answers restricted_genmove) is unsolved and flagged as an error.  If the engine dies it is restarted
 and the suite goes on from the next command.  Results per file: solved / tests, the same for the
 `reg_genmove` tests alone (the portable ones), the failures, and timings.
 """

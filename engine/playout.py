@@ -8,10 +8,17 @@ Scores are Tromp-Taylor area differences, Black minus White, without komi.
 
 Simple ko is enforced inside playouts; positional superko is not (it is for
 real moves, in engine/game.py), as is usual for Monte-Carlo engines.
+
+Last good replies (Drake 2009; Baier & Drake 2010, "The power of forgetting"): a
+playout may be given a table `replies[colour - 1, previous move]` of answers that
+won before (the search keeps it, engine/search.py); a stored answer to the move
+just played is played when legal and not an own-eye fill, instead of drawing.
+A table with no columns turns this off.
 """
 from numba import njit
 
-from .board import M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, is_eye, is_legal, play
+from .board import (EMPTY, M_LAST, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, is_eye,
+                    is_legal, play)
 from .rng import rand_below
 
 
@@ -36,6 +43,15 @@ def uniform_move(b, c, rng):
     return PASS
 
 
+@njit(cache=True, inline='always')
+def stored_reply(replies, meta, c):
+    """The last good reply of `c` to the move just played, or PASS (none, or no table)."""
+    last = meta[M_LAST]
+    if replies.shape[1] == 0 or last < 0:
+        return PASS
+    return replies[c - 1, last]
+
+
 @njit(cache=True)
 def move_cap(b):
     """Playouts stop after this many moves whatever happens (cycles without superko)."""
@@ -44,14 +60,17 @@ def move_cap(b):
 
 
 @njit(cache=True)
-def finish_uniform(b, c, rng, owner, moves):
+def finish_uniform(b, c, rng, owner, moves, replies):
     """Play the position on `b` out with the uniform policy, `c` to move; returns the area
     score (Black minus White) and leaves the final owners in `owner`.  The first len(moves)
-    moves (PASS included, so colours alternate) are recorded in `moves`."""
+    moves (PASS included, so colours alternate) are recorded in `moves`; `replies` as in the
+    module docstring."""
     cap = move_cap(b)
     t = 0
     while b.meta[M_PASSES] < 2 and b.meta[M_MOVES] < cap:
-        p = uniform_move(b, c, rng)
+        p = stored_reply(replies, b.meta, c)
+        if p < 0 or b.color[p] != EMPTY or is_eye(b, p, c) or not is_legal(b, p, c):
+            p = uniform_move(b, c, rng)
         if t < moves.shape[0]:
             moves[t] = p
         t += 1

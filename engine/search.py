@@ -15,6 +15,11 @@ al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
 - with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
   β = ñ / (n + ñ + n·ñ/equiv).
 
+With `lgr` on, the playouts answer the previous move with its last good reply
+(LGRF-1, Baier & Drake 2010): after each simulation, every move of the
+winner (tree part and playout) becomes its colour's stored reply to the move
+before it, and the loser's moves are forgotten as replies.
+
 H comes from the playout policy (policies/kernel.move_scores) once per node,
 when it is expanded.  Every constant is a named entry of `PARAMS`, settable
 from the command line and GTP.  The loop runs in batches called from Python
@@ -47,10 +52,11 @@ PARAMS = (
     ("rave_equiv", 2000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
     ("prior_visits", 20.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
     ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
+    ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
- P_PRIOR_GAIN) = range(len(PARAMS))
+ P_PRIOR_GAIN, P_LGR) = range(len(PARAMS))
 
 
 def default_params():
@@ -191,6 +197,8 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
     first_play = np.zeros(board_points, np.int8)  # RAVE: colour that first played each point
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
+    lgr = params[P_LGR] > 0.0
+    replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
         expand(tree, 0, root_board, to_play, pol, params, scores, exclude)
     for _ in range(count):
@@ -221,7 +229,7 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
             score = area_score(work, owner)
         else:
             before = work.meta[M_MOVES]
-            score = playout_moves(work, c, rng, owner, pol, moves_played[depth:])
+            score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
             n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])
         margin = score - komi
         black_result = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
@@ -240,7 +248,26 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
         if params[P_RAVE] > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
                          first_play)
+        if lgr and black_result != 0.5:
+            _update_replies(replies, moves_played, n_moves, to_play, black_result)
     return count
+
+
+@njit(cache=True)
+def _update_replies(replies, moves_played, n_moves, to_play, black_result):
+    """LGRF-1: the winner's moves become its replies to the moves before them; a loser's move
+    stored as its reply there is forgotten.  Colours alternate along moves_played."""
+    winner = BLACK if black_result > 0.5 else WHITE
+    for j in range(1, n_moves):
+        prev = moves_played[j - 1]
+        m = moves_played[j]
+        if prev == PASS or m == PASS:
+            continue
+        c = to_play if j % 2 == 0 else 3 - to_play
+        if c == winner:
+            replies[c - 1, prev] = m
+        elif replies[c - 1, prev] == m:
+            replies[c - 1, prev] = PASS
 
 
 @njit(cache=True)

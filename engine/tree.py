@@ -10,6 +10,9 @@ Values are kept from the point of view of the player who made the node's
 move: `wins / visits` is that player's win rate.  RAVE statistics (all moves as
 first) live beside the ordinary ones.
 
+Beside the nodes the tree keeps the playouts' last good replies (`replies[colour - 1, move]`,
+engine/playout.py): search state that, like the subtree, carries over from move to move.
+
 The pool has a hard capacity: when it is full, nodes simply stop being
 expanded and the search goes on with the tree it has.  `reuse` copies the
 subtree under a chosen node into a fresh pool, which is how the tree survives
@@ -27,7 +30,7 @@ T_FULL = 1       # expansions refused because the pool was full
 T_LEN = 2
 
 Tree = namedtuple("Tree", "move parent child_start n_child allowed visits wins prior "
-                          "rave_n rave_w owned meta")
+                          "rave_n rave_w owned replies meta")
 
 
 def new_tree(capacity, board_points):
@@ -37,18 +40,20 @@ def new_tree(capacity, board_points):
                 np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
                 np.zeros(capacity, np.int32), np.zeros(capacity, np.int64),
                 np.zeros(capacity), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
-                np.zeros((2, board_points), np.int64), np.zeros(T_LEN, np.int64))
+                np.zeros((2, board_points), np.int64), np.full((2, board_points), PASS, np.int32),
+                np.zeros(T_LEN, np.int64))
     clear(tree)
     return tree
 
 
 @njit(cache=True)
 def clear(tree):
-    """Reset to a lone, unvisited root."""
+    """Reset to a lone, unvisited root, with no replies."""
     tree.meta[T_NODES] = 1
     tree.meta[T_FULL] = 0
     reset_node(tree, 0, PASS, -1, 0.0)
     tree.owned[:] = 0
+    tree.replies[:] = PASS
 
 
 @njit(cache=True)
@@ -93,8 +98,10 @@ def _copy_node(src, i, dst, j, parent):
 @njit(cache=True)
 def reuse(src, new_root, dst):
     """Copy the subtree of `src` under `new_root` into `dst` (breadth first, blocks kept
-    contiguous); stops copying deeper blocks if `dst` fills.  Ownership starts afresh."""
+    contiguous); stops copying deeper blocks if `dst` fills.  Ownership starts afresh; the
+    replies are kept."""
     clear(dst)
+    dst.replies[:] = src.replies
     _copy_node(src, new_root, dst, 0, -1)
     dst.allowed[0] = src.allowed[new_root]
     queue_src = np.empty(dst.move.shape[0], np.int32)

@@ -19,8 +19,10 @@ Three functions form the interface the engine uses (and `playout_with_grad`, the
 accumulating psi = grad log pi for the trainers):
 - `playout(b, c, rng, owner, pol)` plays the board out from `c` to move and
   returns the area score (Black minus White), leaving final owners in `owner`;
-- `playout_moves(b, c, rng, owner, pol, moves)` the same, recording the moves played (PASS
-  included, colours alternating from `c`) for the tree's all-moves-as-first statistics;
+- `playout_moves(b, c, rng, owner, pol, moves, replies)` the same, recording the moves played
+  (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
+  and answering with the search's last good replies (`replies`, engine/playout.py;
+  NO_REPLIES for none);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order);
   moves the policy never plays (illegal, simple ko, filling one's own eye) get
@@ -57,18 +59,22 @@ def uniform_policy():
     return make_policy(UNIFORM, 0, np.zeros(0))
 
 
+NO_REPLIES = np.zeros((2, 0), np.int32)
+
+
 @njit(cache=True, nogil=True)
-def playout_moves(b, c, rng, owner, pol, moves):
+def playout_moves(b, c, rng, owner, pol, moves, replies):
     """`playout`, recording its first len(moves) moves in `moves`; the number played is
     b.meta[M_MOVES] after minus before.  The same rng state gives the same game either way."""
     if pol.kind == UNIFORM:
-        return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves))
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves)
+        return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
+                              borrow(replies))
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies)
 
 
 @njit(cache=True, nogil=True)
 def playout(b, c, rng, owner, pol):
-    return playout_moves(b, c, rng, owner, pol, np.zeros(0, np.int32))
+    return playout_moves(b, c, rng, owner, pol, np.zeros(0, np.int32), np.zeros((2, 0), np.int32))
 
 
 @njit(cache=True, nogil=True)
@@ -76,7 +82,7 @@ def playout_with_grad(b, c, rng, owner, pol, grad):
     """`playout` for the trainers (softmax kinds): the same moves for the same `rng` state, and
     grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
     (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
-    return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32))
+    return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32))
 
 
 @njit(cache=True, nogil=True)

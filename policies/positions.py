@@ -20,7 +20,7 @@ from engine.rng import make_rng
 from engine.sgf import SgfError, load_into
 
 from .data import LETTER, Position, read_meta, read_positions, vertex, write_positions
-from .kernel import playout_moves, uniform_policy
+from .kernel import NO_REPLIES, playout_moves, uniform_policy
 
 
 def _game_seed(seed, game):
@@ -54,7 +54,7 @@ def random_game(size, seed):
     b = new_board(size)
     record = np.zeros(move_cap(b), np.int32)
     playout_moves(b, 1, make_rng(seed), np.zeros(b.color.shape[0], np.int8), uniform_policy(),
-                  record)
+                  record, NO_REPLIES)
     n = int(b.meta[M_MOVES])
     return [(1 + t % 2, int(record[t])) for t in range(n)]
 

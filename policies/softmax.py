@@ -24,7 +24,7 @@ from numba import njit
 
 from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
-from engine.playout import move_cap
+from engine.playout import move_cap, stored_reply
 from engine.rng import rand_float
 
 from .nrt import borrow, borrowed_board
@@ -401,11 +401,13 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
 
 
 @njit(cache=True, nogil=True)
-def run_playout(b, c, rng, owner, pol, grad, moves):
+def run_playout(b, c, rng, owner, pol, grad, moves, replies):
     """Play `b` out with the softmax policy from c to move (two passes or move_cap), return the
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
-    recorded in `moves`.  The draws do not depend on either, so a seed gives the same game."""
+    recorded in `moves`.  The draws do not depend on either, so a seed gives the same game.
+    A stored last good reply (engine/playout.py) the policy would play (positive weight) is
+    played without a draw; trainers pass a table without columns, as psi assumes draws."""
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
@@ -442,6 +444,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
     p3 = pol.kind == PATTERN3X3
     shape = pol.kind == SHAPE2X2
     want_grad = grad.shape[1] > 0
+    replies = borrow(replies)
     nrec = moves.shape[0]
     cap = move_cap(b)
     t = 0
@@ -449,9 +452,11 @@ def run_playout(b, c, rng, owner, pol, grad, moves):
         total = _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3, misc, c)
         p = PASS
         if total > 0.0:
-            p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
-            if want_grad:
-                add_psi(b, st, pol, c, total, p, grad, c - 1)
+            p = stored_reply(replies, meta, c)
+            if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
+                p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
+                if want_grad:
+                    add_psi(b, st, pol, c, total, p, grad, c - 1)
         _end(rowof, ctx, fac, rowflag, misc)
         if t < nrec:
             moves[t] = p

@@ -11,7 +11,7 @@ from engine.playout import move_cap
 from engine.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
-from policies.kernel import (EXCLUDED_SCORE, move_scores, playout, playout_moves,
+from policies.kernel import (EXCLUDED_SCORE, NO_REPLIES, move_scores, playout, playout_moves,
                              playout_with_grad, uniform_policy)
 from policies.weights import feature_names
 
@@ -30,7 +30,7 @@ def replayed(size, seed, moves, pol=None):
     pol = pol or policy("pattern3x3", size, 0)
     record = np.full(1000, -3, np.int32)
     S.run_playout(new_board(size), BLACK, make_rng(seed), np.zeros((size + 2) ** 2, np.int8),
-                  pol, np.zeros((2, 0)), record)
+                  pol, np.zeros((2, 0)), record, NO_REPLIES)
     b = new_board(size)
     c = BLACK
     for p in record[:moves]:
@@ -201,7 +201,7 @@ def test_playout_with_grad_accumulates_psi_of_each_move(feature_set, size):
     grad = np.zeros((2, pol.theta.shape[0]))
     start = new_board(size)
     b1 = copy_board(start)
-    score = S.run_playout(b1, BLACK, make_rng(7), np.zeros(npts, np.int8), pol, grad, record)
+    score = S.run_playout(b1, BLACK, make_rng(7), np.zeros(npts, np.int8), pol, grad, record, NO_REPLIES)
     # The same seed through the seam: the same game, with or without the gradient.
     b2, b3 = copy_board(start), copy_board(start)
     grad2 = np.zeros_like(grad)
@@ -279,7 +279,7 @@ def test_uniform_through_the_seam_is_the_engines_uniform_playout():
         o1 = np.zeros(b1.color.shape[0], np.int8)
         o2 = np.zeros_like(o1)
         s1 = playout(b1, c, make_rng(seed), o1, uniform_policy())
-        s2 = finish_uniform(b2, c, make_rng(seed), o2, np.zeros(0, np.int32))
+        s2 = finish_uniform(b2, c, make_rng(seed), o2, np.zeros(0, np.int32), NO_REPLIES)
         assert s1 == s2 and np.array_equal(b1.color, b2.color) and np.array_equal(o1, o2)
         area_owner(b1, o2)
         assert np.array_equal(o1, o2)
@@ -296,7 +296,7 @@ def test_recorded_playout_moves_replay_to_the_same_game(spec):
         b1, b2 = copy_board(start), copy_board(start)
         owner = np.zeros(start.color.shape[0], np.int8)
         record = np.full(4 * size * size + 64, -3, np.int32)
-        s1 = playout_moves(b1, c, make_rng(seed), owner, pol, record)
+        s1 = playout_moves(b1, c, make_rng(seed), owner, pol, record, NO_REPLIES)
         s2 = playout(b2, c, make_rng(seed), owner, pol)
         assert s1 == s2 and np.array_equal(b1.color, b2.color)
         played = int(b1.meta[M_MOVES] - start.meta[M_MOVES])

@@ -15,7 +15,7 @@ from engine.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_MOVES
 from engine.coords import format_vertex, parse_vertex
 from engine.game import Game, IllegalMove, board_from_ascii
 from engine.playout import finish_uniform, move_cap, uniform_move
-from policies.kernel import run_playouts, uniform_policy
+from policies.kernel import NO_REPLIES, run_playouts, uniform_policy
 from engine.rng import make_rng
 
 STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta")
@@ -632,7 +632,7 @@ def test_uniform_move_passes_when_only_own_eyes_remain():
         assert uniform_move(board, BLACK, rng) == PASS
         assert uniform_move(board, WHITE, rng) == PASS
     owner = np.zeros(board.color.shape[0], dtype=np.int8)
-    assert finish_uniform(board, BLACK, rng, owner, NO_RECORD) == 9
+    assert finish_uniform(board, BLACK, rng, owner, NO_RECORD, NO_REPLIES) == 9
     assert int(board.meta[M_PASSES]) == 2
 
 
@@ -664,7 +664,7 @@ def test_living_group_survives_every_playout():
     owner = np.zeros(start.color.shape[0], dtype=np.int8)
     for _ in range(200):
         board = copy_board(start)
-        score = finish_uniform(board, WHITE, rng, owner, NO_RECORD)
+        score = finish_uniform(board, WHITE, rng, owner, NO_RECORD, NO_REPLIES)
         assert all(board.color[p] == BLACK for p in group)
         assert all(board.color[p] == EMPTY and owner[p] == BLACK for p in eyes)
         assert score == np.sum(owner == BLACK) - np.sum(owner == WHITE)
@@ -677,7 +677,7 @@ def test_playouts_always_end(diagram):
         board = board_from_ascii(diagram) if diagram else new_board(9)
         owner = np.zeros(board.color.shape[0], dtype=np.int8)
         cap = move_cap(board)
-        score = finish_uniform(board, BLACK, rng, owner, NO_RECORD)
+        score = finish_uniform(board, BLACK, rng, owner, NO_RECORD, NO_REPLIES)
         assert board.meta[M_PASSES] >= 2 or board.meta[M_MOVES] == cap
         size = int(board.meta[M_SIZE])
         assert -size * size <= score <= size * size
@@ -692,5 +692,5 @@ def test_batched_uniform_playouts_match_playouts_on_fresh_copies():
         wins = run_playouts(start, WHITE, n, make_rng(seed), 0.5, uniform_policy())
         rng = make_rng(seed)
         owner = np.zeros(start.color.shape[0], dtype=np.int8)
-        expected = sum(finish_uniform(copy_board(start), WHITE, rng, owner, NO_RECORD) > 0.5 for _ in range(n))
+        expected = sum(finish_uniform(copy_board(start), WHITE, rng, owner, NO_RECORD, NO_REPLIES) > 0.5 for _ in range(n))
         assert wins == expected, f"seed {seed}"

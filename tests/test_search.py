@@ -32,7 +32,7 @@ from engine.search import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, defa
 from engine.timecontrol import SAFETY_SECONDS, TimeControl
 from engine.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
 from policies import load_policy
-from policies.kernel import move_scores, playout_moves, uniform_policy
+from policies.kernel import NO_REPLIES, move_scores, playout_moves, uniform_policy
 
 POLICY = uniform_policy()
 SIZE = 5
@@ -428,7 +428,7 @@ def test_rave_credits_the_moves_of_the_playout(seed):
     play(work, move, BLACK)
     record = np.full(4 * POINTS, -3, np.int32)
     before = int(work.meta[M_MOVES])
-    score = playout_moves(work, WHITE, make_rng(seed), np.zeros(POINTS, np.int8), POLICY, record)
+    score = playout_moves(work, WHITE, make_rng(seed), np.zeros(POINTS, np.int8), POLICY, record, NO_REPLIES)
     sequence = [move] + [int(m) for m in record[:int(work.meta[M_MOVES]) - before]]
     first_by = {}
     for j, m in enumerate(sequence):
@@ -442,6 +442,93 @@ def test_rave_credits_the_moves_of_the_playout(seed):
     for k in range(first, first + n):
         if tree.rave_n[k] > 0:
             assert tree.rave_n[k] == 1.0 and tree.rave_w[k] == black_won
+
+
+# -- last good replies ------------------------------------------------------------------------
+
+def expected_replies(sequence, first_colour, black_won, start=None):
+    """LGRF-1 by hand: the winner's moves become replies to the moves before them; a loser's
+    stored reply equal to its move is forgotten."""
+    table = {} if start is None else dict(start)
+    winner = BLACK if black_won else WHITE
+    for j in range(1, len(sequence)):
+        prev, m = sequence[j - 1], sequence[j]
+        if prev == PASS or m == PASS:
+            continue
+        c = first_colour if j % 2 == 0 else 3 - first_colour
+        if c == winner:
+            table[(c, prev)] = m
+        elif table.get((c, prev)) == m:
+            del table[(c, prev)]
+    return table
+
+
+def reply_table(tree):
+    return {(c + 1, p): int(tree.replies[c, p]) for c in range(2) for p in range(POINTS)
+            if tree.replies[c, p] != PASS}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_last_good_replies_are_the_winners_moves_of_the_simulation(seed):
+    """One simulation with lgr on (no expansion: one tree move, then the playout), replayed:
+    the table holds exactly the winner's replies, and a stored reply of the loser's that the
+    simulation played is forgotten."""
+    board = board_from_ascii(EYES)
+    p = params(lgr=1.0, prune_visits=0.0, expand_visits=1e9)
+    tree = new_tree(256, POINTS)
+    run(tree, board, BLACK, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    first, n = int(tree.child_start[0]), int(tree.n_child[0])
+    move = int(tree.move[[k for k in range(first, first + n) if tree.visits[k] == 1][0]])
+    work = board_from_ascii(EYES)
+    play(work, move, BLACK)
+    record = np.full(4 * POINTS, -3, np.int32)
+    before = int(work.meta[M_MOVES])
+    score = playout_moves(work, WHITE, make_rng(seed), np.zeros(POINTS, np.int8), POLICY, record,
+                          np.full((2, POINTS), PASS, np.int32))
+    sequence = [move] + [int(m) for m in record[:int(work.meta[M_MOVES]) - before]]
+    table = expected_replies(sequence, BLACK, score > 0.5)
+    assert len(table) > 3 and reply_table(tree) == table
+
+
+def test_last_good_replies_forget_the_losers_moves():
+    """Hand-made simulation: Black (first) wins, so Black's replies are stored and White's
+    stored replies that it played are dropped; other stored replies stay."""
+    a, b, c, d, e = (at(v) for v in ("A1", "B2", "C3", "D4", "E5"))
+    replies = np.full((2, POINTS), PASS, np.int32)
+    replies[WHITE - 1, a] = b          # White's answer to A1 was B2, and it loses again: forget
+    replies[WHITE - 1, c] = a          # White's answer to C3 was A1, but it plays D4 now: keep
+    replies[BLACK - 1, e] = a          # untouched
+    moves = np.array([a, b, c, d, PASS, e, -3], np.int32)
+    search._update_replies(replies, moves, 6, BLACK, 1.0)
+    table = {(k + 1, p): int(replies[k, p]) for k in range(2) for p in range(POINTS)
+             if replies[k, p] != PASS}
+    assert table == {(BLACK, b): c, (WHITE, c): a, (BLACK, e): a}
+    assert table == expected_replies([a, b, c, d, PASS, e], BLACK, True,
+                                     {(WHITE, a): b, (WHITE, c): a, (BLACK, e): a})
+
+
+@pytest.mark.parametrize("weights", ["uniform", "handcrafted"])
+def test_playouts_answer_with_a_usable_stored_reply_only(weights):
+    """A stored reply to the last move is played at once; an occupied one is ignored, leaving
+    the very game played without a table."""
+    size, points = 9, 121
+    pol = load_policy(weights, size)
+    start = new_board(size)
+    play(start, parse_vertex("E5", size), BLACK)
+
+    def first_moves(replies, seed=3):
+        b = new_board(size)
+        play(b, parse_vertex("E5", size), BLACK)
+        record = np.full(400, -3, np.int32)
+        playout_moves(b, WHITE, make_rng(seed), np.zeros(points, np.int8), pol, record, replies)
+        return [int(m) for m in record[:20]]
+
+    table = np.full((2, points), PASS, np.int32)
+    table[WHITE - 1, parse_vertex("E5", size)] = parse_vertex("J9", size)
+    assert first_moves(table)[0] == parse_vertex("J9", size)
+    plain = first_moves(NO_REPLIES)
+    table[WHITE - 1, parse_vertex("E5", size)] = parse_vertex("E5", size)   # occupied
+    assert first_moves(table) == plain
 
 
 def tree_arrays(tree):

@@ -37,6 +37,20 @@ def policy_from_theta(feature_set, theta, size):
     raise ValueError(f"unknown feature set {feature_set!r}")
 
 
+def builtin_theta(spec, feature_set, size):
+    """A built-in policy as weights of `feature_set` on `size` boards (a trainer's starting
+    point): "uniform" is all zeros in any feature set (every candidate alike); "handcrafted"
+    exists only over pattern3x3."""
+    names = feature_names(feature_set, size)
+    if spec == "uniform":
+        return np.zeros(len(names))
+    if spec != "handcrafted" or feature_set != "pattern3x3":
+        raise WeightFileError(f"{spec}: not a built-in {feature_set} policy (the built-in "
+                              f"policies are {', '.join(BUILTIN)}; handcrafted is pattern3x3)")
+    weights = handcrafted_weights()
+    return np.array([weights[n] for n in names])
+
+
 def load_policy(spec, size, strict=False):
     """The Policy for `spec` on a `size` board: "uniform", "handcrafted", or the path of a weight
     file.  A file made for other board sizes is used with a WeightFileWarning, or refused with
@@ -44,9 +58,7 @@ def load_policy(spec, size, strict=False):
     if isinstance(spec, str) and spec in BUILTIN:
         if spec == "uniform":
             return uniform_policy()
-        names = feature_names("pattern3x3", size)
-        weights = handcrafted_weights()
-        return policy_from_theta("pattern3x3", [weights[n] for n in names], size)
+        return policy_from_theta("pattern3x3", builtin_theta(spec, "pattern3x3", size), size)
     path = Path(spec)
     if not path.exists():
         raise WeightFileError(f"{spec}: no such file (the built-in policies are "

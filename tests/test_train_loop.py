@@ -139,6 +139,23 @@ def test_train_command_end_to_end(tmp_path):
     assert "test_mse" in prov
 
 
+def test_training_starts_from_a_built_in_policy_by_name():
+    """--init takes the built-in names as every weight option does: handcrafted as its
+    pattern3x3 weights, uniform (= zero) in any feature set; handcrafted over shape2x2 is
+    refused with a message, not a traceback."""
+    from policies.builtin import handcrafted_weights
+    from policies.weights import WeightFileError, feature_names
+    names = feature_names("pattern3x3", 9)
+    theta = loop.initial_theta(settings(size=9, feature_set="pattern3x3", init="handcrafted"))
+    expected = handcrafted_weights()
+    assert theta.tolist() == [expected[n] for n in names] and theta.any()
+    for init in ("uniform", "zero"):
+        zero = loop.initial_theta(settings(size=9, feature_set="shape2x2", init=init))
+        assert zero.shape == (len(feature_names("shape2x2", 9)),) and not zero.any()
+    with pytest.raises(WeightFileError, match="handcrafted is pattern3x3"):
+        loop.initial_theta(settings(feature_set="shape2x2", init="handcrafted"))
+
+
 @pytest.mark.parametrize("algo, problem", [("twostep", "no position has value and tree"),
                                            ("adjust", "no position has expert")])
 def test_train_command_names_the_file_when_data_lacks_what_it_needs(tmp_path, algo, problem):

@@ -42,7 +42,8 @@ def _fail_cleanly(run):
 @click.option("--batch", default=2, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
 @click.option("--init", default="zero", show_default=True,
-              help="Starting weights: zero or a weight file.")
+              help="Starting weights: zero, a weight file, or a built-in policy (uniform = "
+                   "zero; handcrafted, pattern3x3 only).")
 @click.option("--eval-every", default=0, show_default=True, type=click.IntRange(0),
               help="Iterations between test-set evaluations (0: at the end only).")
 @click.option("--eval-sims", default=100, show_default=True, type=click.IntRange(1))

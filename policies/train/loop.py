@@ -27,7 +27,7 @@ from tqdm import tqdm
 from engine.cluster import InProcess, Threads, default_workers, value_key, worker_cache
 from engine.rng import make_rng
 
-from ..loader import policy_from_theta
+from ..loader import BUILTIN, builtin_theta, policy_from_theta
 from ..softmax import sync_theta
 from ..weights import feature_names, read_weights, write_weights
 from . import curves
@@ -53,7 +53,7 @@ class Settings:
     iterations: int = 1000
     batch: int = 2                   # work units per step (positions or games)
     seed: int = 0
-    init: str = "zero"               # starting weights: zero, or a weight file
+    init: str = "zero"               # starting weights: zero, a weight file, uniform, handcrafted
     eval_every: int = 0              # iterations between test-set evaluations (0: only at the end)
     eval_sims: int = 100
     eval_seed: int = 12345
@@ -74,9 +74,9 @@ def unit_rng(seed, iteration, slot):
 
 
 def initial_theta(settings):
-    names = feature_names(settings.feature_set, settings.size)
-    if settings.init == "zero":
-        return np.zeros(len(names))
+    if settings.init in ("zero",) + BUILTIN:
+        spec = "uniform" if settings.init == "zero" else settings.init
+        return builtin_theta(spec, settings.feature_set, settings.size)
     wf = read_weights(settings.init, settings.feature_set)
     return wf.theta(settings.size, strict=True)
 

@@ -18,6 +18,9 @@ many games per pairing, a costlier one at fewer, and gauntlets): a run rates eve
 folder between the players it names, not only its own schedule's, and `--games 0` plays
 nothing and just rates them.
 
+A game that failed (an engine could not be started or died, so nobody won) is recorded with
+its error and played again when the tournament is resumed.
+
 Folder: results.jsonl (one line per game, keyed `A vs B #k`; what makes it resumable),
 games/*.sgf, tournament.json (the players and settings; resuming with a name bound to another
 spec is refused), and the ratings (engine/ratings.py) as ratings.md / .json / .png plus
@@ -147,7 +150,10 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, cluste
     (out / "games").mkdir(parents=True, exist_ok=True)
     _check_players(out, specs, config)
     results_path = out / "results.jsonl"
-    done = {r["game"]: r for r in read_results(results_path, repair=True)}
+    # A failed game (an engine that could not start or died: no winner) is played again, so
+    # that fixing an install and rerunning completes the schedule; its line stays as history.
+    done = {r["game"]: r for r in read_results(results_path, repair=True)
+            if r.get("end") != "failed"}
     plan = schedule(list(specs), games_per_pair, gauntlet)
     todo = [t for t in plan if t[0] not in done]
     cluster = cluster or InProcess()

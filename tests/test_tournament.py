@@ -170,6 +170,23 @@ def test_tournament_resumes_to_the_same_results(tmp_path):
     assert (part / "results.jsonl").read_text() == before
 
 
+def test_failed_games_are_played_again_on_resume(tmp_path):
+    # First run with a GTP engine that cannot be started: every game fails, nobody wins.
+    specs = {"u": "policy:uniform", "x": str(tmp_path / "no-such-engine")}
+    failed = run_tournament(specs, tmp_path, FIVE, 2, referee_cmd=None)
+    assert [r["end"] for r in failed] == ["failed", "failed"]
+    assert all(r["winner"] is None and "no-such-engine" in r["error"] for r in failed)
+    # The engine installed (the same name now a player that works): the games are played.
+    doc = json.loads((tmp_path / "tournament.json").read_text())
+    doc["players"]["x"] = "policy:handcrafted"
+    (tmp_path / "tournament.json").write_text(json.dumps(doc))
+    played = run_tournament({"u": "policy:uniform", "x": "policy:handcrafted"}, tmp_path, FIVE,
+                            2, referee_cmd=None)
+    assert [r["game"] for r in played] == [r["game"] for r in failed]
+    assert all(r["winner"] in ("B", "W", "0") for r in played)
+    assert len(read_results(tmp_path / "results.jsonl")) == 4      # the failures kept as history
+
+
 def test_tournament_on_dask_workers_matches_in_process(tmp_path, dask_cluster):
     specs = {"u": "policy:uniform", "h": "policy:handcrafted"}
     one = run_tournament(specs, tmp_path / "one", FIVE, 40, seed=1)

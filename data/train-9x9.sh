@@ -1,8 +1,8 @@
 #!/bin/bash
 # The five trainers on the 9x9 set (data/make.sh 9: self-play positions, self-labelled), with
 # pattern3x3 features, each starting from the handcrafted weights (the engine's default) rather
-# than zero: 9x9 has ten times the patterns' data needs of 5x5 and a few hundred updates, so the
-# question asked here is whether a trainer's objective improves the policy the engine plays with.
+# than zero: 9x9 has ten times the patterns' data needs of 5x5 and a few thousand updates at
+# most, so the question asked here is whether a trainer's objective improves the policy the engine plays with.
 # Then the MSE of each (and of uniform / handcrafted) on all 1000 test positions.
 S=".venv/bin/python -m engine.cli"; S_PY=.venv/bin/python
 D=data/9x9; O=${OUT:-runs/9x9}

@@ -21,7 +21,8 @@ winner (tree part and playout) becomes its colour's stored reply to the move
 before it, and the loser's moves are forgotten as replies.
 
 H comes from the playout policy (policies/kernel.move_scores) once per node,
-when it is expanded.  Every constant is a named entry of `PARAMS`, settable
+when it is expanded, corrected by the tree's own ladder reading (engine/tactics.py),
+which the playouts lack.  Every constant is a named entry of `PARAMS`, settable
 from the command line and GTP.  The loop runs in batches called from Python
 (engine/player.py), which watches the clock between them.
 """
@@ -33,6 +34,7 @@ from policies.kernel import move_scores, playout_moves
 from .board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                     is_eye, is_legal, play)
 from .rng import rand_float
+from .tactics import ladder_adjust
 from .tree import allocate, reset_node
 
 # name, default, meaning.  The order defines the compiled parameter vector.  The defaults
@@ -53,10 +55,12 @@ PARAMS = (
     ("prior_visits", 20.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
     ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
     ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
+    ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
+    ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
- P_PRIOR_GAIN, P_LGR) = range(len(PARAMS))
+ P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE) = range(len(PARAMS))
 
 
 def default_params():
@@ -99,6 +103,7 @@ def expand(tree, node, b, c, pol, params, scores, exclude):
     h = np.empty(count)
     for i in range(count):
         h[i] = scores[moves[i]]
+    ladder_adjust(b, c, moves, count, h, params[P_LADDER_ESCAPE], params[P_LADDER_CAPTURE])
     order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0

@@ -53,6 +53,7 @@ BOUNDS = {
     "prune_visits": (1.0, 200.0), "unprune_k_init": (1.0, 20.0), "unprune_a": (1.0, 200.0),
     "unprune_b": (1.01, 3.0), "first_play": (0.0, 20.0), "rave_equiv": (10.0, 10000.0),
     "prior_visits": (0.0, 200.0), "prior_gain": (0.0, 5.0),
+    "ladder_escape": (0.0, 10.0), "ladder_capture": (0.0, 10.0),
 }
 
 

@@ -116,6 +116,17 @@ def test_outputs_carry_provenance_and_curves(tmp_path, items):
     assert (tmp_path / "a.curve.png").stat().st_size > 1000
 
 
+def test_training_from_a_file_keeps_that_files_provenance(tmp_path, items):
+    first, _ = train(tmp_path, "first", Balance(items, {"m": 4, "n": 4}), settings())
+    second, _ = train(tmp_path, "second", Balance(items, {"m": 4, "n": 4}),
+                      settings(init=str(tmp_path / "first.json"), seed=5))
+    init = second.provenance["init"]
+    assert init["path"] == str(tmp_path / "first.json") and len(init["sha256_16"]) == 16
+    assert init["provenance"]["hyperparameters"]["seed"] == 4
+    assert init["provenance"]["updates"] == first.provenance["updates"]
+    assert "init" not in first.provenance   # a zero start has no file to record
+
+
 def write_file(path):
     """Two labelled 5x5 positions with expert moves, as the interchange format."""
     positions = [Position("p1", 5, 0.5, [["B", "C3"], ["W", "D4"]], "B", 0.7, "B2"),

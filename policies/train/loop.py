@@ -14,6 +14,7 @@ order.  So a run depends on its settings only, not on the number of workers nor 
 was interrupted: a checkpoint holds theta, the iteration and the curve so far, and resuming
 replays the same random streams from there.
 """
+import hashlib
 import json
 import signal
 import threading
@@ -327,6 +328,13 @@ def write_outputs(trainer, settings, theta, state, out, curve_path, data_info, r
         "final_objective": state["objective"],
         "batches_ran_on": ran_on,
     }
+    if settings.init not in ("zero",) + BUILTIN:
+        # Training continued from a file: keep that file's own history, so that a chain of
+        # runs (e.g. REINFORCE resumed from a shipped file) stays traceable to its data.
+        provenance["init"] = {"path": str(settings.init),
+                              "sha256_16": hashlib.sha256(Path(settings.init).read_bytes())
+                              .hexdigest()[:16],
+                              "provenance": read_weights(settings.init).provenance}
     if "mse" in final:
         provenance["test_mse"] = {k: final[k] for k in ("mse", "lo", "hi", "n") if k in final}
     Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,174 @@
+"""Ladder reading for the tree: can a chain of one or two liberties be captured by ataris?
+
+The playouts do not read ladders, so a simulation after an escape from atari into a working
+ladder rarely plays the ladder out, and the tree likes the escape; GnuGo reads it and wins
+the chain (BENCHMARKS.md, Strength: Simbal's escapes to two liberties captured soon after,
+in a quarter of its losses).  The tree therefore asks this module once per expanded node
+(engine/search.expand), for the few moves next to a chain of one or two liberties:
+
+- a move that leaves its own chain with two liberties that the opponent captures by
+  successive ataris (a ladder, or a capture of the chaser that does not help) has its H
+  lowered by `ladder_escape`;
+- an atari on a two-liberty chain that cannot escape has its H raised by `ladder_capture`.
+
+The reading is a small depth-first search on board copies (an explicit stack): the attacker tries both ataris,
+the defender extends or captures an attacking chain in atari next to its own.  Past a node
+budget or a depth the chain counts as escaping, so an unread case changes nothing.
+"""
+import numpy as np
+from numba import njit
+
+from .board import EMPTY, M_WIDTH, copy_board, copy_into, is_legal, next_stamp, play
+
+READ_DEPTH = 60      # plies: a ladder across 19x19 is about 40
+READ_BUDGET = 400    # positions looked at per question
+
+
+@njit(cache=True)
+def chain_liberties(b, p, out):
+    """The liberties of the chain at `p` into `out`, at most len(out) of them; how many."""
+    stamp = next_stamp(b.mark, b.meta)
+    w = b.meta[M_WIDTH]
+    n = 0
+    h = b.head[p]
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == EMPTY and b.mark[q] != stamp:
+                b.mark[q] = stamp
+                out[n] = q
+                n += 1
+                if n == out.shape[0]:
+                    return n
+        s = b.nxt[s]
+        if s == h:
+            break
+    return n
+
+
+MAX_CANDIDATES = 8  # a defender's escapes: extend, or capture one of the chasers in atari
+OPEN = 2            # _candidates: the position needs reading (its moves are in the row)
+
+
+@njit(cache=True)
+def _candidates(b, p, att, attacker_to_move, depth, budget, row):
+    """The moves to read at this node into `row`, or the node's value when it has none:
+    1 the chain at `p` is (or will at once be) captured, 0 it escapes, OPEN otherwise (row[0]
+    then holds the number of moves, row[1:] the moves)."""
+    defender = 3 - att
+    if b.color[p] != defender:
+        return 1
+    budget[0] -= 1
+    libs = np.empty(3, np.int32)
+    n = chain_liberties(b, p, libs)
+    row[0] = 0
+    if attacker_to_move:
+        if n == 1:
+            return 1 if is_legal(b, libs[0], att) else 0
+        if n >= 3 or depth <= 0 or budget[0] <= 0:
+            return 0
+        for i in range(2):   # the two ataris
+            if is_legal(b, libs[i], att):
+                row[0] += 1
+                row[row[0]] = libs[i]
+        return OPEN if row[0] > 0 else 0
+    if n >= 2:
+        return 0   # not in atari: the attacker's move did not hold it (a chaser was captured)
+    if depth <= 0 or budget[0] <= 0:
+        return 0
+    if is_legal(b, libs[0], defender):
+        row[0] = 1
+        row[1] = libs[0]
+    w = b.meta[M_WIDTH]
+    one = np.empty(1, np.int32)
+    h = b.head[p]
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == att and b.libs[b.head[q]] == 1 and row[0] < MAX_CANDIDATES:
+                chain_liberties(b, q, one)
+                known = False
+                for k in range(1, row[0] + 1):
+                    known = known or row[k] == one[0]
+                if not known and is_legal(b, one[0], defender):
+                    row[0] += 1
+                    row[row[0]] = one[0]
+        s = b.nxt[s]
+        if s == h:
+            break
+    return OPEN if row[0] > 0 else 1
+
+
+@njit(cache=True)
+def capturable(b, p, att, attacker_to_move):
+    """Can `att` capture the chain at `p` by ataris alone (ladder reading within the budget)?
+
+    A depth-first AND/OR search with an explicit stack (numba's cache does not hold recursive
+    functions): at the attacker's nodes one capturing move suffices, at the defender's every
+    escape must fail.  Frame d holds a board copy, its moves and the next one to try."""
+    budget = np.array([READ_BUDGET], np.int64)
+    boards = [copy_board(b)]
+    moves = np.zeros((READ_DEPTH + 1, MAX_CANDIDATES + 1), np.int32)
+    tried = np.zeros(READ_DEPTH + 1, np.int32)
+    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0])
+    if value != OPEN:
+        return value == 1
+    d = 0
+    while True:
+        attacker_here = attacker_to_move == (d % 2 == 0)
+        if tried[d] < moves[d, 0]:
+            tried[d] += 1
+            if d + 1 == len(boards):
+                boards.append(copy_board(b))
+            child = boards[d + 1]
+            copy_into(child, boards[d])
+            play(child, moves[d, tried[d]], att if attacker_here else 3 - att)
+            value = _candidates(child, p, att, not attacker_here, READ_DEPTH - d - 1, budget,
+                                moves[d + 1])
+            if value == OPEN:
+                d += 1
+                tried[d] = 0
+                continue
+        else:   # every move tried: the attacker found no capture, the defender no escape
+            value = 0 if attacker_here else 1
+            if d == 0:
+                return value == 1
+            d -= 1
+            attacker_here = not attacker_here
+        # `value` is the outcome of a move at frame d: it settles the frame, or the next is tried.
+        while (value == 1) == attacker_here:
+            if d == 0:
+                return value == 1
+            d -= 1
+            attacker_here = not attacker_here
+
+
+@njit(cache=True)
+def ladder_adjust(b, c, moves, count, h, escape, capture):
+    """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the ladder readings above."""
+    if escape == 0.0 and capture == 0.0:
+        return
+    w = b.meta[M_WIDTH]
+    o = 3 - c
+    for i in range(count):
+        m = moves[i]
+        save = False
+        attack = False
+        for q in (m - 1, m + 1, m - w, m + w):
+            col = b.color[q]
+            if col == c and b.libs[b.head[q]] <= 2:
+                save = True
+            elif col == o and b.libs[b.head[q]] == 2:
+                attack = True
+        if not (save or attack):
+            continue
+        after = copy_board(b)
+        play(after, m, c)
+        if save and escape != 0.0 and after.libs[after.head[m]] == 2 and capturable(after, m, o, True):
+            h[i] -= escape
+        if attack and capture != 0.0:
+            for q in (m - 1, m + 1, m - w, m + w):
+                if (after.color[q] == o and after.libs[after.head[q]] == 1
+                        and capturable(after, q, c, False)):
+                    h[i] += capture
+                    break

@@ -1,0 +1,120 @@
+"""Ladder reading (engine/tactics.py) on hand-made positions: a ladder to the edge is read as a
+capture, a ladder breaker or a capturable chaser saves the chain, and the tree's priors of
+expanded nodes move by `ladder_escape` / `ladder_capture` exactly for the moves read so."""
+import numpy as np
+import pytest
+
+from engine import search
+from engine.board import BLACK, WHITE
+from engine.coords import parse_vertex
+from engine.game import board_from_ascii
+from engine.search import default_params, expand
+from engine.tactics import capturable, chain_liberties
+from engine.tree import new_tree
+from policies.loader import load_policy
+
+# Black C3 in atari (White B3, C2, C4; D2 makes the ladder): extending at D3 gives two
+# liberties, and White's ataris drive the chain diagonally up to the right edge.
+LADDER = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . O . . . . . .
+    . O X . . . . . .
+    . . O O . . . . .
+    . . . . . . . . ."""
+
+
+def at(vertex):
+    return parse_vertex(vertex, 9)
+
+
+def with_stones(text, **extra):
+    """LADDER with extra stones: vertex=colour letter."""
+    rows = [line.split() for line in text.strip().splitlines()]
+    for vertex, colour in extra.items():
+        col = "ABCDEFGHJ".index(vertex[0])
+        rows[9 - int(vertex[1:])][col] = colour
+    return board_from_ascii("\n".join(" ".join(r) for r in rows))
+
+
+def test_chain_liberties_lists_each_liberty_once():
+    board = board_from_ascii(LADDER)
+    out = np.zeros(8, np.int32)
+    assert chain_liberties(board, at("C3"), out) == 1 and out[0] == at("D3")
+    n = chain_liberties(board, at("C2"), out)
+    assert sorted(out[:n]) == sorted(at(v) for v in ("C1", "D1", "E2", "D3", "B2"))
+
+
+def test_a_ladder_to_the_edge_is_a_capture():
+    board = board_from_ascii(LADDER)
+    # White to move captures at D3 at once; Black to move extends and is still caught.
+    assert capturable(board, at("C3"), WHITE, True)
+    assert capturable(board, at("C3"), WHITE, False)
+
+
+@pytest.mark.parametrize("breaker", ["F6", "G7", "E6"])
+def test_a_ladder_breaker_on_the_path_lets_the_chain_escape(breaker):
+    board = with_stones(LADDER, **{breaker: "X"})
+    assert not capturable(board, at("C3"), WHITE, False)
+    assert capturable(board, at("C3"), WHITE, True)   # White to move still takes it at D3
+
+
+def test_a_white_stone_on_the_path_keeps_the_ladder():
+    assert capturable(with_stones(LADDER, F6="O"), at("C3"), WHITE, False)
+
+
+def test_capturing_a_chaser_in_atari_is_an_escape():
+    # White C4 has one liberty left (D4; Black B4 and C5 around it): Black takes it instead.
+    board = with_stones(LADDER, B4="X", C5="X")
+    assert not capturable(board, at("C3"), WHITE, False)
+
+
+def test_three_liberties_are_not_read_as_capturable():
+    board = with_stones(LADDER, C4=".")
+    assert not capturable(board, at("C3"), WHITE, False)   # two liberties, Black to move
+    board = board_from_ascii(LADDER.replace("O O .", ". O .", 1))
+    assert not capturable(board, at("C3"), WHITE, False)
+
+
+def children_priors(board, colour, **values):
+    p = default_params()
+    for name, value in values.items():
+        p[search.PARAM_INDEX[name]] = value
+    points = board.color.shape[0]
+    tree = new_tree(512, points)
+    pol = load_policy("handcrafted", 9)
+    assert expand(tree, 0, board, colour, pol, p, np.zeros(points), np.zeros(points, np.int8))
+    first, n = int(tree.child_start[0]), int(tree.n_child[0])
+    return {int(tree.move[k]): float(tree.prior[k]) for k in range(first, first + n)}
+
+
+def test_expand_lowers_the_escape_into_a_ladder_and_only_that():
+    board = board_from_ascii(LADDER)
+    off = children_priors(board, BLACK, ladder_escape=0.0, ladder_capture=0.0)
+    on = children_priors(board, BLACK, ladder_escape=2.5, ladder_capture=0.0)
+    shift = {m: on[m] - off[m] for m in off}
+    # Priors are relative to the best child; D3 is the escape and drops by 2.5 against the rest.
+    others = {round(v, 9) for m, v in shift.items() if m != at("D3")}
+    assert len(others) == 1
+    assert shift[at("D3")] == pytest.approx(others.pop() - 2.5)
+    broken = with_stones(LADDER, F6="X")
+    off = children_priors(broken, BLACK, ladder_escape=0.0, ladder_capture=0.0)
+    on = children_priors(broken, BLACK, ladder_escape=2.5, ladder_capture=0.0)
+    assert on == off
+
+
+def test_expand_raises_the_atari_that_captures_by_ladder():
+    # The same shape with colours swapped and C4 empty: Black to move, White C3 has two
+    # liberties; the atari at C4 drives it into the ladder, the atari at D3 lets it out.
+    swapped = LADDER.replace("O", "x").replace("X", "O").replace("x", "X")
+    board = with_stones(swapped, C4=".")
+    off = children_priors(board, BLACK, ladder_escape=0.0, ladder_capture=0.0)
+    on = children_priors(board, BLACK, ladder_escape=0.0, ladder_capture=1.5)
+    shift = {m: on[m] - off[m] for m in off}
+    base = shift[at("A9")]
+    raised = {m for m, d in shift.items() if d == pytest.approx(base + 1.5)}
+    assert raised == {at("C4")}
+    assert all(d == pytest.approx(base) for m, d in shift.items() if m not in raised)

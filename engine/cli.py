@@ -149,6 +149,35 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
         click.echo(f"error: {error}", err=True)
 
 
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--player", required=True, help="The name (from --names) whose play to review.")
+@click.option("--horizon", default=12, show_default=True, type=click.IntRange(1),
+              help="Moves after the escape within which a capture counts.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole review as JSON.")
+def review(folder, player, horizon, as_json):
+    """Chains run out of atari into a capture, per game, in a `simbal match` FOLDER."""
+    from .review import review as review_folder
+
+    try:
+        report = review_folder(folder, player, horizon)
+    except (OSError, ValueError, KeyError) as err:
+        raise click.ClickException(f"{folder}: {err}") from None
+    if as_json:
+        click.echo(json.dumps(report, indent=1))
+        return
+    for g in report["per_game"]:
+        if g["own"] or g["opponent"]:
+            click.echo(f"game {g['game']}: {player} scored {g['score']:g}; escapes captured "
+                       f"(move, stones): {player} {g['own']}, opponent {g['opponent']}")
+    for problem in report["unreadable"]:
+        click.echo(f"unreadable: {problem}", err=True)
+    click.echo(f"{player}: {report['games_with_collapse']} of {report['games']} games with an "
+               f"escape into two liberties captured within {horizon} moves "
+               f"({report['losses_with_collapse']} of its {report['losses']} losses); "
+               f"opponent: {report['opponent_games_with_collapse']} games")
+
+
 class _ProgressBar:
     """A tqdm bar on stderr, created at the first progress(done, total) call; work already done
     (a resumed run) is left out of the rate and the ETA."""

@@ -1,0 +1,69 @@
+"""`simbal review`: escapes into two liberties captured soon after are found in match records,
+attributed to the right player, and bad folders are reported, not raised as tracebacks."""
+import json
+
+from click.testing import CliRunner
+from sgfmill import sgf
+
+from engine.cli import main
+from engine.review import collapses, review
+
+# Black C3 is put in atari and runs out to two liberties at D3 (move 8); White ataris again
+# and takes both stones on the third move after the escape.
+MOVES = ["B C3", "W B3", "B J9", "W C2", "B J8", "W D2", "B J7", "W C4", "B D3", "W E3",
+         "B J6", "W D4", "B J5"]
+
+
+def write_game(path, black, white, moves=MOVES):
+    game = sgf.Sgf_game(size=9)
+    game.root.set("PB", black)
+    game.root.set("PW", white)
+    for move in moves:
+        colour, vertex = move.lower().split()
+        col = "abcdefghj".index(vertex[0])
+        node = game.extend_main_sequence()
+        node.set_move(colour, (int(vertex[1:]) - 1, col))
+    path.write_bytes(game.serialise())
+
+
+def test_an_escape_captured_two_moves_later_is_found():
+    path_game = sgf.Sgf_game(size=9)
+    for move in MOVES:
+        colour, vertex = move.lower().split()
+        path_game.extend_main_sequence().set_move(colour, (int(vertex[1:]) - 1,
+                                                           "abcdefghj".index(vertex[0])))
+    assert collapses(path_game) == [(8, "b", 2)]
+    assert collapses(path_game, horizon=3) == [(8, "b", 2)]
+    assert collapses(path_game, horizon=2) == []   # the capture is the third move after
+
+
+def test_review_counts_per_player_across_colours(tmp_path):
+    (tmp_path / "games").mkdir()
+    write_game(tmp_path / "games" / "game-0000.sgf", "simbal", "gnugo")
+    write_game(tmp_path / "games" / "game-0001.sgf", "gnugo", "simbal")
+    results = [{"black": "simbal", "white": "gnugo", "game": 0, "a_colour": "B", "a_wins": 0.0},
+               {"black": "gnugo", "white": "simbal", "game": 1, "a_colour": "W", "a_wins": 1.0}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
+    report = review(tmp_path, "simbal")
+    assert report["games"] == 2 and report["losses"] == 1
+    assert report["games_with_collapse"] == 1 and report["losses_with_collapse"] == 1
+    assert report["opponent_games_with_collapse"] == 1
+    assert report["per_game"][1]["opponent"] == [[8, 2]]
+    other = review(tmp_path, "gnugo")   # Black in game 1, which it lost
+    assert [g["score"] for g in other["per_game"]] == [1.0, 0.0]
+    assert other["per_game"][1]["own"] == [[8, 2]] and other["losses_with_collapse"] == 1
+    out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "simbal"])
+    assert out.exit_code == 0
+    assert "1 of 2 games" in out.output and "(1 of its 1 losses)" in out.output
+
+
+def test_unreadable_games_and_unknown_players_are_reported(tmp_path):
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "game-0000.sgf").write_text("(;GM[1]SZ[9];B[zz")
+    (tmp_path / "results.jsonl").write_text(json.dumps(
+        {"black": "a", "white": "b", "game": 0, "a_colour": "B", "a_wins": 1.0}) + "\n")
+    report = review(tmp_path, "a")
+    assert report["games"] == 0 and "game-0000.sgf" in report["unreadable"][0]
+    write_game(tmp_path / "games" / "game-0000.sgf", "a", "b")
+    out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "nobody"])
+    assert out.exit_code == 1 and "did not play game 0" in out.output

@@ -11,9 +11,10 @@ in a quarter of its losses).  The tree therefore asks this module once per expan
   lowered by `ladder_escape`;
 - an atari on a two-liberty chain that cannot escape has its H raised by `ladder_capture`.
 
-The reading is a small depth-first search on board copies (an explicit stack): the attacker tries both ataris,
-the defender extends or captures an attacking chain in atari next to its own.  Past a node
-budget or a depth the chain counts as escaping, so an unread case changes nothing.
+The reading is a small depth-first search on board copies (an explicit stack): the attacker
+tries both ataris, the defender extends or captures an attacking chain in atari next to its
+own.  Past a node budget or a depth the chain counts as escaping, so an unread case changes
+nothing.
 """
 import numpy as np
 from numba import njit

@@ -72,11 +72,12 @@ def test_capturing_a_chaser_in_atari_is_an_escape():
     assert not capturable(board, at("C3"), WHITE, False)
 
 
-def test_three_liberties_are_not_read_as_capturable():
+def test_two_liberties_with_the_move_or_three_are_not_read_as_capturable():
     board = with_stones(LADDER, C4=".")
     assert not capturable(board, at("C3"), WHITE, False)   # two liberties, Black to move
-    board = board_from_ascii(LADDER.replace("O O .", ". O .", 1))
-    assert not capturable(board, at("C3"), WHITE, False)
+    assert capturable(board, at("C3"), WHITE, True)        # White to move: C4, then the ladder
+    board = with_stones(LADDER, C4=".", C2=".")
+    assert not capturable(board, at("C3"), WHITE, True)    # three liberties
 
 
 def children_priors(board, colour, **values):

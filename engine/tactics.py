@@ -102,13 +102,20 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row):
 
 @njit(cache=True)
 def capturable(b, p, att, attacker_to_move):
-    """Can `att` capture the chain at `p` by ataris alone (ladder reading within the budget)?
+    """Can `att` capture the chain at `p` by ataris alone (ladder reading within the budget)?"""
+    return _read(b, p, att, attacker_to_move, [b])
+
+
+@njit(cache=True)
+def _read(b, p, att, attacker_to_move, copies):
+    """`capturable`, with `copies` the board copies of the frames below the first, kept from
+    one reading to the next (copies[0] stands for b and is never written).
 
     A depth-first AND/OR search with an explicit stack (numba's cache does not hold recursive
     functions): at the attacker's nodes one capturing move suffices, at the defender's every
-    escape must fail.  Frame d holds a board copy, its moves and the next one to try."""
+    escape must fail.  Frame d holds a board (b itself at d = 0, which is only read), its
+    moves and the next one to try."""
     budget = np.array([READ_BUDGET], np.int64)
-    boards = [copy_board(b)]
     moves = np.zeros((READ_DEPTH + 1, MAX_CANDIDATES + 1), np.int32)
     tried = np.zeros(READ_DEPTH + 1, np.int32)
     value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0])
@@ -119,10 +126,10 @@ def capturable(b, p, att, attacker_to_move):
         attacker_here = attacker_to_move == (d % 2 == 0)
         if tried[d] < moves[d, 0]:
             tried[d] += 1
-            if d + 1 == len(boards):
-                boards.append(copy_board(b))
-            child = boards[d + 1]
-            copy_into(child, boards[d])
+            if d + 1 == len(copies):
+                copies.append(copy_board(b))
+            child = copies[d + 1]
+            copy_into(child, b if d == 0 else copies[d])
             play(child, moves[d, tried[d]], att if attacker_here else 3 - att)
             value = _candidates(child, p, att, not attacker_here, READ_DEPTH - d - 1, budget,
                                 moves[d + 1])
@@ -151,6 +158,9 @@ def ladder_adjust(b, c, moves, count, h, escape, capture):
         return
     w = b.meta[M_WIDTH]
     o = 3 - c
+    after = b          # the position after a move: one scratch copy, made at the first need
+    scratch = False
+    copies = [b]       # the readings' board copies, shared by all of them
     for i in range(count):
         m = moves[i]
         save = False
@@ -163,13 +173,18 @@ def ladder_adjust(b, c, moves, count, h, escape, capture):
                 attack = True
         if not (save or attack):
             continue
-        after = copy_board(b)
+        if scratch:
+            copy_into(after, b)
+        else:
+            after = copy_board(b)
+            scratch = True
         play(after, m, c)
-        if save and escape != 0.0 and after.libs[after.head[m]] == 2 and capturable(after, m, o, True):
+        if (save and escape != 0.0 and after.libs[after.head[m]] == 2
+                and _read(after, m, o, True, copies)):
             h[i] -= escape
         if attack and capture != 0.0:
             for q in (m - 1, m + 1, m - w, m + w):
                 if (after.color[q] == o and after.libs[after.head[q]] == 1
-                        and capturable(after, q, c, False)):
+                        and _read(after, q, c, False, copies)):
                     h[i] += capture
                     break

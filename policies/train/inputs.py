@@ -80,11 +80,16 @@ def load_items(path, need=(), report=None):
     return items
 
 
+def checksum(path):
+    """The first 16 hex digits of the file's SHA-256: how provenance names a file's content."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
 def describe(path):
     """What a weight file's provenance says about a data file: path, checksum, and the file's
     own record of how it was made (policies.data's sidecar), when it has one."""
     path = Path(path)
-    info = {"path": str(path), "sha256_16": hashlib.sha256(path.read_bytes()).hexdigest()[:16]}
+    info = {"path": str(path), "sha256_16": checksum(path)}
     try:
         info["meta"] = read_meta(path)
     except ValueError as err:

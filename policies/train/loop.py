@@ -14,7 +14,6 @@ order.  So a run depends on its settings only, not on the number of workers nor 
 was interrupted: a checkpoint holds theta, the iteration and the curve so far, and resuming
 replays the same random streams from there.
 """
-import hashlib
 import json
 import signal
 import threading
@@ -32,6 +31,7 @@ from ..loader import BUILTIN, builtin_theta, policy_from_theta
 from ..softmax import sync_theta
 from ..weights import feature_names, read_weights, write_weights
 from . import curves
+from .inputs import checksum
 
 SCHEDULES = ("constant", "inverse", "linear")
 # A batch goes to a distributed cluster only when the cluster has more workers than this
@@ -74,8 +74,13 @@ def unit_rng(seed, iteration, slot):
     return make_rng(int(mixed[0]))
 
 
+def starts_from_file(settings):
+    """Does --init name a weight file (rather than zero or a built-in policy)?"""
+    return settings.init not in ("zero",) + BUILTIN
+
+
 def initial_theta(settings):
-    if settings.init in ("zero",) + BUILTIN:
+    if not starts_from_file(settings):
         spec = "uniform" if settings.init == "zero" else settings.init
         return builtin_theta(spec, settings.feature_set, settings.size)
     wf = read_weights(settings.init, settings.feature_set)
@@ -328,12 +333,10 @@ def write_outputs(trainer, settings, theta, state, out, curve_path, data_info, r
         "final_objective": state["objective"],
         "batches_ran_on": ran_on,
     }
-    if settings.init not in ("zero",) + BUILTIN:
+    if starts_from_file(settings):
         # Training continued from a file: keep that file's own history, so that a chain of
         # runs (e.g. REINFORCE resumed from a shipped file) stays traceable to its data.
-        provenance["init"] = {"path": str(settings.init),
-                              "sha256_16": hashlib.sha256(Path(settings.init).read_bytes())
-                              .hexdigest()[:16],
+        provenance["init"] = {"path": str(settings.init), "sha256_16": checksum(settings.init),
                               "provenance": read_weights(settings.init).provenance}
     if "mse" in final:
         provenance["test_mse"] = {k: final[k] for k in ("mse", "lo", "hi", "n") if k in final}

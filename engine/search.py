@@ -15,6 +15,10 @@ al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
 - with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
   β = ñ / (n + ñ + n·ñ/equiv).
 
+With `score_weight` w > 0 a simulation's result is (1 − w)·win + w·(1 + m)/2, m its margin
+over `score_scale` clipped to [−1, 1] (Pachi's val_scale), so that the search prefers safer
+wins to the narrowest one.
+
 With `lgr` on, the playouts answer the previous move with its last good reply
 (LGRF-1, Baier & Drake 2010): after each simulation, every move of the
 winner (tree part and playout) becomes its colour's stored reply to the move
@@ -57,10 +61,14 @@ PARAMS = (
     ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
     ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
     ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
+    ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
+    ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
+    ("score_scale", 20.0, "margin (points) at which the score share is full"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
- P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE) = range(len(PARAMS))
+ P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
+ P_SCORE_SCALE) = range(len(PARAMS))
 
 
 def default_params():
@@ -86,8 +94,8 @@ def expand(tree, node, b, c, pol, params, scores, exclude):
     A child's prior is its H minus the best child's (H is a log-preference, defined up to a
     constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
     and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
-    sigmoid(prior_gain * (H - log mean exp H)): the policy's opinion, relative to an average
-    move, until real statistics outweigh it."""
+    sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
+    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it."""
     n = b.meta[M_NEMPTY]
     moves = np.empty(n + 1, np.int32)
     count = 0
@@ -108,8 +116,12 @@ def expand(tree, node, b, c, pol, params, scores, exclude):
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
     prior_n = params[P_PRIOR_N] if params[P_RAVE] > 0.0 else 0.0
-    mean = 0.0  # log mean exp of the candidates' H, relative to the top (for RAVE priors)
-    if prior_n > 0.0 and count > 0:
+    # The centre of the RAVE priors, relative to the top: log mean exp of the candidates' H,
+    # or a fixed H, so that one overwhelming move (a capture) does not make the rest look lost.
+    mean = 0.0
+    if params[P_PRIOR_CENTER] >= 0.0:
+        mean = params[P_PRIOR_CENTER] - top
+    elif prior_n > 0.0 and count > 0:
         for i in range(count):
             mean += np.exp(h[i] - top)
         mean = np.log(mean / count)
@@ -237,7 +249,11 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
             score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
             n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])
         margin = score - komi
-        black_result = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
+        black_win = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
+        black_result = black_win
+        if params[P_SCORE_W] > 0.0:  # Pachi's val_scale: a bigger win counts a little more
+            share = min(max(margin / params[P_SCORE_SCALE], -1.0), 1.0)
+            black_result = (1.0 - params[P_SCORE_W]) * black_win + params[P_SCORE_W] * 0.5 * (1.0 + share)
         # Backpropagate: node i was reached by a move of the colour opposite to who moves there.
         mover = 3 - to_play  # the root "was reached" by the opponent's last move
         for i in range(depth + 1):
@@ -253,8 +269,8 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
         if params[P_RAVE] > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
                          first_play)
-        if lgr and black_result != 0.5:
-            _update_replies(replies, moves_played, n_moves, to_play, black_result)
+        if lgr and black_win != 0.5:
+            _update_replies(replies, moves_played, n_moves, to_play, black_win)
     return count
 
 

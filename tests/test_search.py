@@ -410,6 +410,44 @@ def test_expand_normalises_priors_and_seeds_rave_with_the_policy():
         assert rw[0] / rn[0] > 0.5 > rw[n - 1] / rn[n - 1]
 
 
+def test_a_fixed_prior_center_does_not_depend_on_the_other_moves():
+    """With prior_center >= 0 a child's virtual win rate is sigmoid(gain * (H - centre)) in
+    absolute H, so one overwhelming move (a capture) leaves the others' priors alone."""
+    pol = load_policy("handcrafted", SIZE)
+    board = board_from_ascii(EYES)
+    h = np.zeros(POINTS)
+    move_scores(board, BLACK, pol, h)
+    tree = new_tree(256, POINTS)
+    p = params(prior_visits=20.0, prior_gain=0.7, prior_center=1.5)
+    assert expand(tree, 0, board, BLACK, pol, p, np.zeros(POINTS), np.zeros(POINTS, np.int8))
+    first, n = int(tree.child_start[0]), int(tree.n_child[0])
+    hs = np.array([h[int(m)] for m in tree.move[first:first + n - 1]])
+    rn, rw = tree.rave_n[first:first + n - 1], tree.rave_w[first:first + n - 1]
+    np.testing.assert_allclose(rw / rn, 1.0 / (1.0 + np.exp(-0.7 * (hs - 1.5))))
+
+
+BLACK_TWO_EYES = """
+. X . X X
+X X X X X
+X X X X X
+X X X X X
+X X X X X
+"""
+
+
+@pytest.mark.parametrize("weight, scale", [(0.0, 20.0), (1.0, 20.0), (0.5, 20.0), (0.5, 10.0)])
+def test_score_weight_blends_the_margin_into_the_result(weight, scale):
+    """Black owns all 25 points for good (two eyes, nothing left to play): with komi 7 every
+    simulation is a win by 18, worth (1 - w) + w * (1 + min(18 / scale, 1)) / 2 to Black."""
+    tree = new_tree(256, POINTS)
+    p = params(score_weight=weight, score_scale=scale)
+    run(tree, board_from_ascii(BLACK_TWO_EYES), BLACK, POLICY, p, 7.0, 10, make_rng(0), np.zeros(POINTS, np.int8))
+    first = int(tree.child_start[0])
+    assert children_of(tree) == [PASS] and tree.visits[first] == 10
+    expected = (1.0 - weight) + weight * 0.5 * (1.0 + min(18.0 / scale, 1.0))
+    assert tree.wins[first] / tree.visits[first] == pytest.approx(expected)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_rave_credits_the_moves_of_the_playout(seed):
     """One simulation from the root with expansion off: the root's first child (by H, chosen

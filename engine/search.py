@@ -24,6 +24,8 @@ With `lgr` on, the playouts answer the previous move with its last good reply
 winner (tree part and playout) becomes its colour's stored reply to the move
 before it, and the loser's moves are forgotten as replies.
 
+With `playout_ladders` on, the playouts too set aside escapes into working ladders.
+
 H comes from the playout policy (policies/kernel.move_scores) once per node,
 when it is expanded, corrected by the tree's own ladder reading (engine/tactics.py),
 which the playouts lack.  Every constant is a named entry of `PARAMS`, settable
@@ -33,7 +35,7 @@ from the command line and GTP.  The loop runs in batches called from Python
 import numpy as np
 from numba import njit
 
-from policies.kernel import move_scores, playout_moves
+from policies.kernel import move_scores, playout_moves, playout_moves_reading
 
 from .board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                     is_eye, is_legal, play)
@@ -64,11 +66,12 @@ PARAMS = (
     ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),
+    ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE) = range(len(PARAMS))
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS) = range(len(PARAMS))
 
 
 def default_params():
@@ -215,6 +218,8 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params[P_LGR] > 0.0
+    reading = params[P_PLAYOUT_LADDERS] > 0.0
+    scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
         expand(tree, 0, root_board, to_play, pol, params, scores, exclude)
@@ -246,7 +251,11 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
             score = area_score(work, owner)
         else:
             before = work.meta[M_MOVES]
-            score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
+            if reading:
+                score = playout_moves_reading(work, c, rng, owner, pol, moves_played[depth:],
+                                              replies, scratch)
+            else:
+                score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
             n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])
         margin = score - komi
         black_win = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)

@@ -11,6 +11,10 @@ in a quarter of its losses).  The tree therefore asks this module once per expan
   lowered by `ladder_escape`;
 - an atari on a two-liberty chain that cannot escape has its H raised by `ladder_capture`.
 
+The playouts may ask it too (`escape_is_caught`, search parameter `playout_ladders`): a drawn
+escape from atari into a working ladder is then set aside and another move drawn, as Pachi's
+and Fuego's playouts do.
+
 The reading is a small depth-first search on board copies (an explicit stack): the attacker
 tries both ataris, the defender extends or captures an attacking chain in atari next to its
 own.  Past a node budget or a depth the chain counts as escaping, so an unread case changes
@@ -188,3 +192,19 @@ def ladder_adjust(b, c, moves, count, h, escape, capture):
                         and _read(after, q, c, False, copies)):
                     h[i] += capture
                     break
+
+
+@njit(cache=True)
+def escape_is_caught(b, m, c, scratch, copies):
+    """Is `m` an extension by `c` of its chain in atari (next to `m`) to two liberties that
+    the opponent then captures by ataris?  Reads on `scratch` (a board of b's size, which it
+    overwrites) and the shared `copies` (whose first entry is `scratch`)."""
+    w = b.meta[M_WIDTH]
+    in_atari = False
+    for q in (m - 1, m + 1, m - w, m + w):
+        in_atari = in_atari or (b.color[q] == c and b.libs[b.head[q]] == 1)
+    if not in_atari:
+        return False
+    copy_into(scratch, b)
+    play(scratch, m, c)
+    return scratch.libs[scratch.head[m]] == 2 and _read(scratch, m, 3 - c, True, copies)

@@ -22,7 +22,8 @@ accumulating psi = grad log pi for the trainers):
 - `playout_moves(b, c, rng, owner, pol, moves, replies)` the same, recording the moves played
   (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
   and answering with the search's last good replies (`replies`, engine/playout.py;
-  NO_REPLIES for none);
+  NO_REPLIES for none); `playout_moves_reading` also sets aside escapes into ladders (the
+  search's `playout_ladders`);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order);
   moves the policy never plays (illegal, simple ko, filling one's own eye) get
@@ -69,7 +70,16 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
     if pol.kind == UNIFORM:
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, False, b)
+
+
+@njit(cache=True, nogil=True)
+def playout_moves_reading(b, c, rng, owner, pol, moves, replies, scratch):
+    """`playout_moves` whose softmax playouts set aside escapes into working ladders (read on
+    `scratch`, a board of b's size; softmax.run_playout).  The search's `playout_ladders`."""
+    if pol.kind == UNIFORM:
+        return playout_moves(b, c, rng, owner, pol, moves, replies)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, True, scratch)
 
 
 @njit(cache=True, nogil=True)
@@ -82,7 +92,8 @@ def playout_with_grad(b, c, rng, owner, pol, grad):
     """`playout` for the trainers (softmax kinds): the same moves for the same `rng` state, and
     grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
     (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
-    return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32))
+    return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32),
+                       False, b)
 
 
 @njit(cache=True, nogil=True)

@@ -26,6 +26,7 @@ from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_N
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
 from engine.playout import move_cap, stored_reply
 from engine.rng import rand_float
+from engine.tactics import escape_is_caught
 
 from .nrt import borrow, borrowed_board
 from .features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
@@ -400,14 +401,44 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
     _add_features(fidx, fval, move_features(b, st, pol, a, c), grad, gi, 1.0)
 
 
+LADDER_REDRAWS = 3  # escapes set aside per move at most (a move rarely offers more)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _set_aside(p, c, n, w, wt, fac, ctx, rowof, rowflag, rowadj, rows, misc, total):
+    """Give candidate `p` weight 0 for this move only (as `_begin` does for a ko point: its
+    factor is restored by `_end`); returns the new total weight.  The row is re-summed."""
+    ci = c - 1
+    r = rowof[p]
+    before = rowadj[r] if rowflag[r] != 0 else rows[ci, r]
+    listed = False
+    for i in range(misc[MISC_NCTX]):
+        listed = listed or ctx[i] == p
+    if not listed:
+        ctx[misc[MISC_NCTX]] = p
+        misc[MISC_NCTX] += 1
+    fac[p] = 0.0
+    rowflag[r] = 2
+    after = 0.0
+    base = r * w
+    for q in range(base + 1, base + n + 1):
+        after += wt[ci, q] * fac[q]
+    rowadj[r] = after
+    return total - before + after
+
+
 @njit(cache=True, nogil=True)
-def run_playout(b, c, rng, owner, pol, grad, moves, replies):
+def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
     """Play `b` out with the softmax policy from c to move (two passes or move_cap), return the
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
     recorded in `moves`.  The draws do not depend on either, so a seed gives the same game.
     A stored last good reply (engine/playout.py) the policy would play (positive weight) is
-    played without a draw; trainers pass a table without columns, as psi assumes draws."""
+    played without a draw; trainers pass a table without columns, as psi assumes draws.
+    With `ladders` (search only: psi assumes plain draws) a drawn escape into a working ladder
+    (engine/tactics.escape_is_caught, read on `scratch`, a board of b's size) is set aside
+    for this move and another drawn, up to LADDER_REDRAWS times."""
+    copies = [scratch]
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
@@ -455,6 +486,15 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies):
             p = stored_reply(replies, meta, c)
             if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
                 p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
+                redraws = 0
+                while (ladders and p != PASS and redraws < LADDER_REDRAWS
+                       and escape_is_caught(b, p, c, scratch, copies)):
+                    total = _set_aside(p, c, n, w, wt, fac, ctx, rowof, rowflag, rowadj, rows,
+                                       misc, total)
+                    redraws += 1
+                    p = PASS
+                    if total > 0.0:
+                        p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
                 if want_grad:
                     add_psi(b, st, pol, c, total, p, grad, c - 1)
         _end(rowof, ctx, fac, rowflag, misc)

@@ -1,16 +1,20 @@
 """Ladder reading (engine/tactics.py) on hand-made positions: a ladder to the edge is read as a
 capture, a ladder breaker or a capturable chaser saves the chain, and the tree's priors of
-expanded nodes move by `ladder_escape` / `ladder_capture` exactly for the moves read so."""
+expanded nodes move by `ladder_escape` / `ladder_capture` exactly for the moves read so, and
+playouts that read ladders (`playout_ladders`) set such escapes aside."""
 import numpy as np
 import pytest
+from numba.typed import List
 
 from engine import search
-from engine.board import BLACK, WHITE
+from engine.board import BLACK, WHITE, copy_board
 from engine.coords import parse_vertex
 from engine.game import board_from_ascii
 from engine.search import default_params, expand
-from engine.tactics import capturable, chain_liberties
+from engine.rng import make_rng
+from engine.tactics import capturable, chain_liberties, escape_is_caught
 from engine.tree import new_tree
+from policies.kernel import NO_REPLIES, playout_moves, playout_moves_reading
 from policies.loader import load_policy
 
 # Black C3 in atari (White B3, C2, C4; D2 makes the ladder): extending at D3 gives two
@@ -119,3 +123,40 @@ def test_expand_raises_the_atari_that_captures_by_ladder():
     raised = {m for m, d in shift.items() if d == pytest.approx(base + 1.5)}
     assert raised == {at("C4")}
     assert all(d == pytest.approx(base) for m, d in shift.items() if m not in raised)
+
+
+def test_escape_is_caught_only_for_an_escape_into_a_working_ladder():
+    board = board_from_ascii(LADDER)
+    scratch = board_from_ascii(LADDER)
+    copies = List([scratch])
+    assert escape_is_caught(board, at("D3"), BLACK, scratch, copies)
+    assert not escape_is_caught(board, at("E5"), BLACK, scratch, copies)   # not an escape
+    broken = with_stones(LADDER, F6="X")
+    assert not escape_is_caught(broken, at("D3"), BLACK, scratch, copies)
+    assert board.color[at("D3")] == 0   # the board itself is left alone
+
+
+def first_moves(board, reading, games=200):
+    """Black's first move in `games` seeded playouts of the handcrafted policy from `board`."""
+    pol = load_policy("handcrafted", 9)
+    points = board.color.shape[0]
+    firsts = []
+    for seed in range(games):
+        work, record = copy_board(board), np.full(4, -3, np.int32)
+        args = (work, BLACK, make_rng(seed), np.zeros(points, np.int8), pol, record, NO_REPLIES)
+        if reading:
+            playout_moves_reading(*args, copy_board(board))
+        else:
+            playout_moves(*args)
+        firsts.append(int(record[0]))
+    return firsts
+
+
+def test_playouts_that_read_ladders_never_run_into_one():
+    board = board_from_ascii(LADDER)
+    plain = first_moves(board, False)
+    assert plain.count(at("D3")) > 100   # the escape's weight makes it the usual first move
+    assert at("D3") not in first_moves(board, True)
+    # With a ladder breaker the escape works, and the reading playouts still play it.
+    broken = with_stones(LADDER, F6="X")
+    assert first_moves(broken, True).count(at("D3")) > 100

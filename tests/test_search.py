@@ -162,14 +162,14 @@ def test_selection_follows_the_formula(name, children, n_p, overrides, expected)
 @pytest.mark.parametrize("wins", [1, 2])
 def test_unvisited_children_come_before_a_lucky_visited_one(wins):
     """The documented rule (search.py docstring, ALGORITHMS.md: "unvisited children are taken
-    in order of H_k"): while an eligible child is unvisited, selection takes one.  Here, just
-    past T = 30 visits, one child won its `wins` visits; its exploration bonus
-    C*sqrt(ln 40/n) = 1.15 (or 0.81) must not outrank the unvisited children."""
+    in order of H_k"): while an eligible child is unvisited, selection takes one.  Here, past
+    T = 30 visits and without RAVE, one child won all its `wins` visits; its score
+    1 + C*sqrt(ln 40/n) must not outrank the unvisited children's first-play urgency."""
     children = [child(wins, float(wins)), child(0), child(0), child(0)]
-    p = params()  # defaults: first_play 1.2, uct_c 0.6, prune_visits 30
+    p = params(first_play=10.0, uct_c=0.6, prune_visits=30.0, rave=0.0)
     choice = chosen(children, 40, p)
     assert choice == 1, (f"took the visited child {choice} (score "
-                         f"{1 + 0.6 * math.sqrt(math.log(40) / wins):.2f}) over unvisited ones (1.2)")
+                         f"{1 + 0.6 * math.sqrt(math.log(40) / wins):.2f}) over unvisited ones (10)")
 
 
 def test_pruned_children_are_never_selected_but_pass_always_is_eligible():

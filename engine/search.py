@@ -47,6 +47,8 @@ from .tree import allocate, reset_node
 # (RAVE over whole simulations, seeded by the policy's priors; little UCT exploration; no
 # progressive bias, whose role the priors take) won the matches against GnuGo recorded in
 # BENCHMARKS.md (Strength): 35% against 12.5% for UCT with progressive bias alone.
+# prior_visits 50 (Gelly & Silver's best n_prior) led both GNU Go's regression suites and the
+# GnuGo matches (59.2% over 120 games against 53.3% for 20; BENCHMARKS.md, sessions 4-7).
 PARAMS = (
     ("uct_c", 0.1, "UCT exploration constant C"),
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
@@ -58,7 +60,7 @@ PARAMS = (
     ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
     ("rave", 1.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
     ("rave_equiv", 2000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
-    ("prior_visits", 20.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
+    ("prior_visits", 50.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
     ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
     ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
     ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),

@@ -195,10 +195,10 @@ def ladder_adjust(b, c, moves, count, h, escape, capture):
 
 
 @njit(cache=True)
-def escape_is_caught(b, m, c, scratch, copies):
+def escape_is_caught(b, m, c, scratch):
     """Is `m` an extension by `c` of its chain in atari (next to `m`) to two liberties that
-    the opponent then captures by ataris?  Reads on `scratch` (a board of b's size, which it
-    overwrites) and the shared `copies` (whose first entry is `scratch`)."""
+    the opponent then captures by ataris?  Plays on `scratch` (a board of b's size, which it
+    overwrites); the reading itself is rare enough to make its own copies."""
     w = b.meta[M_WIDTH]
     in_atari = False
     for q in (m - 1, m + 1, m - w, m + w):
@@ -207,4 +207,4 @@ def escape_is_caught(b, m, c, scratch, copies):
         return False
     copy_into(scratch, b)
     play(scratch, m, c)
-    return scratch.libs[scratch.head[m]] == 2 and _read(scratch, m, 3 - c, True, copies)
+    return scratch.libs[scratch.head[m]] == 2 and capturable(scratch, m, 3 - c, True)

@@ -438,7 +438,6 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
     With `ladders` (search only: psi assumes plain draws) a drawn escape into a working ladder
     (engine/tactics.escape_is_caught, read on `scratch`, a board of b's size) is set aside
     for this move and another drawn, up to LADDER_REDRAWS times."""
-    copies = [scratch]
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
@@ -488,7 +487,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
                 p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
                 redraws = 0
                 while (ladders and p != PASS and redraws < LADDER_REDRAWS
-                       and escape_is_caught(b, p, c, scratch, copies)):
+                       and escape_is_caught(b, p, c, scratch)):
                     total = _set_aside(p, c, n, w, wt, fac, ctx, rowof, rowflag, rowadj, rows,
                                        misc, total)
                     redraws += 1

@@ -4,7 +4,6 @@ expanded nodes move by `ladder_escape` / `ladder_capture` exactly for the moves 
 playouts that read ladders (`playout_ladders`) set such escapes aside."""
 import numpy as np
 import pytest
-from numba.typed import List
 
 from engine import search
 from engine.board import BLACK, WHITE, copy_board
@@ -128,11 +127,10 @@ def test_expand_raises_the_atari_that_captures_by_ladder():
 def test_escape_is_caught_only_for_an_escape_into_a_working_ladder():
     board = board_from_ascii(LADDER)
     scratch = board_from_ascii(LADDER)
-    copies = List([scratch])
-    assert escape_is_caught(board, at("D3"), BLACK, scratch, copies)
-    assert not escape_is_caught(board, at("E5"), BLACK, scratch, copies)   # not an escape
+    assert escape_is_caught(board, at("D3"), BLACK, scratch)
+    assert not escape_is_caught(board, at("E5"), BLACK, scratch)   # not an escape
     broken = with_stones(LADDER, F6="X")
-    assert not escape_is_caught(broken, at("D3"), BLACK, scratch, copies)
+    assert not escape_is_caught(broken, at("D3"), BLACK, scratch)
     assert board.color[at("D3")] == 0   # the board itself is left alone
 
 

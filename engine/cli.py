@@ -47,6 +47,10 @@ def main():
 @click.option("--weights", default=None,
               help="Playout policy: a weight file, or uniform / handcrafted "
                    "(default: the best shipped weights for the board size).")
+@click.option("--prior", default=None,
+              help="Tree prior (H of the search): a weight file, uniform, handcrafted, or playout "
+                   "(the playout policy's own scores; default: the best shipped prior for the "
+                   "board size, else playout).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0),
               help="Random seed: with --playouts, every decision is reproducible.")
 @click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
@@ -57,8 +61,8 @@ def main():
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Set a search parameter (repeatable); `simbal params` lists them.")
 @click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
-def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign, ponder, params,
-        verbose):
+def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
+        params, verbose):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from .gtp import GtpServer
     from .player import Engine, Settings
@@ -70,9 +74,9 @@ def gtp(size, komi, playouts, seconds, threads, weights, seed, max_nodes, resign
     threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
     try:
         engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign,
-                                             ponder), weights=weights, log=log)
+                                             ponder), weights=weights, log=log, prior=prior)
     except ValueError as e:  # WeightFileError names the file and the problem
-        raise click.BadParameter(str(e), param_hint="--weights") from None
+        raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
     for item in params:
         name, _, value = item.partition("=")
         try:
@@ -488,11 +492,13 @@ def data_random(size, komi, games, seed, source, playouts, weights, out, workers
 @click.option("--komi", default=7.5, show_default=True, type=float,
               help="For records without a komi.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
-def data_sgf(folder, out, size, per_game, komi, seed):
+@click.option("--player", default=None,
+              help="Only the moves of the player so named (PB/PW), e.g. gnugo10 in match records.")
+def data_sgf(folder, out, size, per_game, komi, seed, player):
     """Positions and expert moves (the move played) from every .sgf under FOLDER."""
     from policies.positions import sgf_file
     counts = sgf_file(folder, out, size, per_game, seed, komi, _command_line(),
-                      report=lambda text: click.echo(text, err=True))
+                      report=lambda text: click.echo(text, err=True), player=player)
     click.echo(json.dumps(counts))
 
 

@@ -547,12 +547,20 @@ class GtpServer:
     def cmd_simbal__load_weights(self, args):
         """Switch the playout policy: a weight file, uniform or handcrafted.  A bad file
         answers `? cannot load weights: <why>` and the policy in use stays."""
+        return self._load("weights", self.engine.load_weights, args)
+
+    def cmd_simbal__load_prior(self, args):
+        """Switch the tree prior: a weight file, uniform, handcrafted or playout.  A bad file
+        answers `? cannot load prior: <why>` and the prior in use stays."""
+        return self._load("prior", self.engine.load_prior, args)
+
+    def _load(self, what, load, args):
         expect_args(args, 1)
         try:
-            self.engine.load_weights(args[0])
+            load(args[0])
         except (ValueError, OSError) as e:
             self.log(str(e))
-            raise GtpError(f"cannot load weights: {e}".replace("\n", " ")) from None
+            raise GtpError(f"cannot load {what}: {e}".replace("\n", " ")) from None
         return ""
 
     def cmd_simbal__policy(self, args):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from policies import default_policy_spec, load_policy
+from policies import default_policy_spec, default_prior_spec, load_policy
 
 from . import search, tree as tree_mod
 from .board import BLACK, M_HASH, M_NEMPTY, PASS, is_eye
@@ -89,12 +89,14 @@ class SearchThread:
 
 
 class Engine:
-    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None):
+    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None, prior=None):
         self.game = Game(size, komi)
         self.settings = settings or Settings()
         self.weights = None         # the spec in use; None: the best shipped for the size
-        self._policy = None
-        self._policy_size = None
+        self.prior_weights = None   # the tree prior's spec; None: the best shipped for the size
+        self._policy = self._prior = None
+        self._policy_size = self._prior_size = None
+        self.load_prior(prior)
         self.load_weights(weights)
         self.clock = TimeControl()
         self.log = log or (lambda *a: None)
@@ -111,13 +113,31 @@ class Engine:
         size = self.game.size
         self._policy = load_policy(spec or default_policy_spec(size), size)
         self.weights, self._policy_size = spec, size
+        if self._prior_size != size:
+            self.load_prior(self.prior_weights)
         self._threads = []  # trees searched with another policy are not reused
+
+    def load_prior(self, spec):
+        """Take the tree's H from the policy `spec` (as load_weights; "playout": the playout
+        policy itself; None: the best shipped prior of the board size, else the playout
+        policy).  On any error the prior in use is kept."""
+        size = self.game.size
+        spec_used = spec or default_prior_spec(size)
+        self._prior = None if spec_used == "playout" else load_policy(spec_used, size)
+        self.prior_weights, self._prior_size = spec, size
+        self._threads = []
 
     @property
     def policy(self):
-        if self._policy_size != self.game.size:  # boardsize changed: same spec, new size
+        if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
             self.load_weights(self.weights)
         return self._policy
+
+    @property
+    def prior(self):
+        """The policy whose move scores are the tree's H."""
+        policy = self.policy  # first: a board-size change reloads both
+        return policy if self._prior is None else self._prior
 
     # -- parameters ------------------------------------------------------------------------
 
@@ -151,7 +171,7 @@ class Engine:
         `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
         only those moves.  Returns the number of simulations run."""
         g = self.game
-        policy = self.policy  # first: a board-size change reloads it and renews the trees
+        policy, prior = self.policy, self.prior  # first: a board-size change renews the trees
         searchers = self._searchers()
         exclude = np.zeros(g.board.color.shape[0], np.int8)
         b = g.board
@@ -168,7 +188,8 @@ class Engine:
         def work(t, s, rng):
             while not self.stop.is_set() and (share is None or done[t] < share):
                 n = BATCH if share is None else min(BATCH, share - done[t])
-                search.run(s.tree, b, colour, policy, self.settings.params, g.komi, n, rng, exclude)
+                search.run(s.tree, b, colour, policy, prior, self.settings.params, g.komi, n, rng,
+                           exclude)
                 done[t] += n
                 if deadline is not None and time.perf_counter() > deadline:
                     break
@@ -323,7 +344,8 @@ class Engine:
         params[search.P_EXPAND] = math.inf   # the root only: every simulation is a playout
         params[search.P_T] = math.inf        # first moves drawn from the policy too
         exclude = np.zeros(g.board.color.shape[0], np.int8)
-        search.run(t, g.board, colour, self.policy, params, g.komi, playouts,
+        # The first moves too are drawn from the playout policy (not the prior): a pure playout.
+        search.run(t, g.board, colour, self.policy, self.policy, params, g.komi, playouts,
                    make_rng(self.settings.seed + 17), exclude)
         return t.owned[0] / playouts, t.owned[1] / playouts
 

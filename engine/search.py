@@ -26,9 +26,11 @@ before it, and the loser's moves are forgotten as replies.
 
 With `playout_ladders` on, the playouts too set aside escapes into working ladders.
 
-H comes from the playout policy (policies/kernel.move_scores) once per node,
-when it is expanded, corrected by the tree's own ladder reading (engine/tactics.py),
-which the playouts lack.  Every constant is a named entry of `PARAMS`, settable
+H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
+expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
+lack.  The prior may be the playout policy itself or another one (a softmax trained to
+predict a strong player's moves, `--prior`): the playouts want balance, the tree wants the
+best move first.  Every constant is a named entry of `PARAMS`, settable
 from the command line and GTP.  The loop runs in batches called from Python
 (engine/player.py), which watches the clock between them.
 """
@@ -92,9 +94,10 @@ def unpruned_count(visits, n_child, params):
 
 
 @njit(cache=True)
-def expand(tree, node, b, c, pol, params, scores, exclude):
+def expand(tree, node, b, c, prior, params, scores, exclude):
     """Create the children of `node` (position `b`, `c` to move): every legal move that does
-    not fill c's own eye, sorted by H, plus PASS last.  False if the pool is full.
+    not fill c's own eye, sorted by H (the `prior` policy's move scores), plus PASS last.
+    False if the pool is full.
 
     A child's prior is its H minus the best child's (H is a log-preference, defined up to a
     constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
@@ -112,7 +115,7 @@ def expand(tree, node, b, c, pol, params, scores, exclude):
     start = allocate(tree, count + 1)
     if start < 0:
         return False
-    move_scores(b, c, pol, scores)
+    move_scores(b, c, prior, scores)
     h = np.empty(count)
     for i in range(count):
         h[i] = scores[moves[i]]
@@ -206,9 +209,10 @@ def select_child(tree, node, params, rng):
 
 
 @njit(cache=True, nogil=True)
-def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
-    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move.
-    `exclude` marks root moves the caller forbids (superko).  Returns simulations done."""
+def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude):
+    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move, playing
+    out with policy `pol` and taking H from policy `prior`.  `exclude` marks root moves the
+    caller forbids (superko).  Returns simulations done."""
     board_points = root_board.color.shape[0]
     work = copy_board(root_board)
     owner = np.zeros(board_points, np.int8)
@@ -224,7 +228,7 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
-        expand(tree, 0, root_board, to_play, pol, params, scores, exclude)
+        expand(tree, 0, root_board, to_play, prior, params, scores, exclude)
     for _ in range(count):
         copy_into(work, root_board)
         work.meta[M_PASSES] = 0  # a finished game is searched afresh
@@ -239,7 +243,7 @@ def run(tree, root_board, to_play, pol, params, komi, count, rng, exclude):
                     terminal = True
                     break
                 if depth == max_depth or tree.visits[node] < params[P_EXPAND] or not expand(
-                        tree, node, work, c, pol, params, scores, no_exclusion):
+                        tree, node, work, c, prior, params, scores, no_exclusion):
                     break
             node = select_child(tree, node, params, rng)
             move = tree.move[node]

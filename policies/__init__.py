@@ -6,6 +6,7 @@ API is:
 
 - load_policy(spec, size, strict=False) -> Policy   ("uniform", "handcrafted" or a weight file)
 - default_policy_spec(size) -> str                   (the best shipped weights for the size)
+- default_prior_spec(size) -> str                    (the best shipped tree prior, or "playout")
 - policy_probabilities(b, c, pol) -> np.ndarray      (pi per point, for heat maps)
 - WeightFileError(ValueError), WeightFileWarning     (a file refused / used off its sizes)
 - warm_up() -> seconds                               (compile every policy kernel)
@@ -15,7 +16,7 @@ compiled softmax policy, sampling, psi), kernel (the engine seam), weights (the 
 builtin (uniform and handcrafted baselines), loader (the functions above), nrt (a numba
 speed helper).
 """
-from .loader import (default_policy_spec, load_policy, policy_from_theta,  # noqa: F401
+from .loader import (default_policy_spec, default_prior_spec, load_policy, policy_from_theta,  # noqa: F401
                      policy_probabilities, warm_up)
 from .weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
                       write_weights)

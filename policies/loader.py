@@ -78,6 +78,17 @@ def default_policy_spec(size):
     return str(WEIGHTS_DIR / name) if name else "handcrafted"
 
 
+def default_prior_spec(size):
+    """The best shipped tree prior for an NxN board, as weights/defaults.json names it under
+    "priors"; "playout" (the playout policy's own move scores) for sizes it does not list."""
+    try:
+        priors = json.loads(DEFAULTS_FILE.read_text()).get("priors", {})
+        name = priors.get(str(size))
+    except (OSError, ValueError, AttributeError) as e:
+        raise WeightFileError(f"{DEFAULTS_FILE}: unreadable ({e})") from None
+    return str(WEIGHTS_DIR / name) if name else "playout"
+
+
 def policy_probabilities(b, c, pol):
     """pi(s, a) for colour `c` to move at every point of board `b` (0 for illegal moves and for
     filling one's own eye, which playouts never play), as a float64 array of board length."""

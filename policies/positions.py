@@ -17,7 +17,7 @@ from engine.cluster import InProcess
 from engine.game import Game, IllegalMove
 from engine.playout import move_cap
 from engine.rng import make_rng
-from engine.sgf import SgfError, load_into
+from engine.sgf import SgfError, load_into, read
 
 from .data import LETTER, Position, read_meta, read_positions, vertex, write_positions
 from .kernel import NO_REPLIES, playout_moves, uniform_policy
@@ -111,12 +111,13 @@ def selfplay_positions(size, komi, games, seed, playouts, weights, cluster=None,
     return out, {"games": games, "positions": len(out), "skipped": games - len(out)}
 
 
-def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print):
+def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print, player=None):
     """Positions with expert moves from every .sgf under `folder`: each move of a game's main
     line is the expert move of the position before it (`per_game` > 0: that many of them, drawn
-    at random).  Set-up stones become moves (Black's, then White's) so that the file replays
-    from the empty board.  Broken files, other board sizes and unusable set-ups are reported
-    through `report` and skipped."""
+    at random; `player`: only the moves of the player so named in PB or PW, e.g. an engine's
+    moves from match records).  Set-up stones become moves (Black's, then White's) so that the
+    file replays from the empty board.  Broken files, other board sizes, unusable set-ups and
+    games without `player` are reported through `report` and skipped."""
     files = sorted(Path(folder).rglob("*.sgf"))
     out, skipped = [], []
     rng = random.Random(seed)
@@ -132,11 +133,18 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print)
             skipped.append(str(path))
             report(f"skipped {path}: board size {game.size}, not {size}")
             continue
+        colours = (1, 2)
+        if player is not None:
+            colours = _colours_of(str(path), player)
+            if not colours:
+                skipped.append(str(path))
+                report(f"skipped {path}: no player named {player}")
+                continue
         start = game.initial_board
         setup = [(c, int(p)) for c in (1, 2) for p in np.flatnonzero(start.color == c)]
         moves = setup + list(game.moves)
         gid = str(path.relative_to(folder).with_suffix(""))
-        picks = list(range(len(setup), len(moves)))
+        picks = [t for t in range(len(setup), len(moves)) if moves[t][0] in colours]
         if per_game and len(picks) > per_game:
             picks = sorted(rng.sample(picks, per_game))
         made = _positions(gid, game.size, game.komi, moves, picks, "sgf")
@@ -149,6 +157,13 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print)
             skipped.append(str(path))
             report(f"skipped {path}: no position before the end of the game")
     return out, {"files": len(files), "skipped_files": len(skipped), "positions": len(out)}
+
+
+def _colours_of(path, player):
+    """The colours (BLACK 1, WHITE 2) that the player named `player` has in an SGF record."""
+    root = read(path).get_root()
+    return tuple(c for c, prop in ((1, "PB"), (2, "PW"))
+                 if root.has_property(prop) and root.get(prop) == player)
 
 
 def split(positions, test, seed):
@@ -188,12 +203,14 @@ def random_file(out, size, komi, games, seed, source="random", playouts=100, wei
     return counts
 
 
-def sgf_file(folder, out, size=None, per_game=0, seed=0, komi=7.5, command="", report=print):
+def sgf_file(folder, out, size=None, per_game=0, seed=0, komi=7.5, command="", report=print,
+             player=None):
     """`simbal data sgf`: positions and expert moves from a folder of SGF records."""
-    positions, counts = sgf_positions(folder, size, per_game, seed, komi, report)
+    positions, counts = sgf_positions(folder, size, per_game, seed, komi, report, player)
     write_positions(out, positions, {
         "command": command, "step": "positions", "settings": {
-            "source": "sgf", "folder": str(folder), "size": size, "per_game": per_game},
+            "source": "sgf", "folder": str(folder), "size": size, "per_game": per_game,
+            "player": player},
         "seed": seed, "counts": counts})
     return counts
 

@@ -441,7 +441,7 @@ def test_score_weight_blends_the_margin_into_the_result(weight, scale):
     simulation is a win by 18, worth (1 - w) + w * (1 + min(18 / scale, 1)) / 2 to Black."""
     tree = new_tree(256, POINTS)
     p = params(score_weight=weight, score_scale=scale)
-    run(tree, board_from_ascii(BLACK_TWO_EYES), BLACK, POLICY, p, 7.0, 10, make_rng(0), np.zeros(POINTS, np.int8))
+    run(tree, board_from_ascii(BLACK_TWO_EYES), BLACK, POLICY, POLICY, p, 7.0, 10, make_rng(0), np.zeros(POINTS, np.int8))
     first = int(tree.child_start[0])
     assert children_of(tree) == [PASS] and tree.visits[first] == 10
     expected = (1.0 - weight) + weight * 0.5 * (1.0 + min(18.0 / scale, 1.0))
@@ -457,7 +457,7 @@ def test_rave_credits_the_moves_of_the_playout(seed):
     board = board_from_ascii(EYES)
     p = params(rave=1.0, prior_visits=0.0, prune_visits=0.0, expand_visits=1e9)
     tree = new_tree(256, POINTS)
-    run(tree, board, BLACK, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    run(tree, board, BLACK, POLICY, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
     first, n = int(tree.child_start[0]), int(tree.n_child[0])
     chosen = [k for k in range(first, first + n) if tree.visits[k] == 1]
     assert len(chosen) == 1
@@ -514,7 +514,7 @@ def test_last_good_replies_are_the_winners_moves_of_the_simulation(seed):
     board = board_from_ascii(EYES)
     p = params(lgr=1.0, prune_visits=0.0, expand_visits=1e9)
     tree = new_tree(256, POINTS)
-    run(tree, board, BLACK, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    run(tree, board, BLACK, POLICY, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
     first, n = int(tree.child_start[0]), int(tree.n_child[0])
     move = int(tree.move[[k for k in range(first, first + n) if tree.visits[k] == 1][0]])
     work = board_from_ascii(EYES)
@@ -595,7 +595,7 @@ def test_run_keeps_searching_when_the_pool_is_full(capacity):
     tree = new_tree(capacity, POINTS)
     board = new_board(SIZE)
     count = 500
-    done = run(tree, board, BLACK, POLICY, default_params(), 7.5, count, make_rng(3),
+    done = run(tree, board, BLACK, POLICY, POLICY, default_params(), 7.5, count, make_rng(3),
                np.zeros(POINTS, np.int8))
     assert done == count
     assert tree.visits[0] == count
@@ -616,7 +616,7 @@ def test_run_keeps_searching_when_the_pool_is_full(capacity):
 
 def test_run_grows_a_consistent_tree():
     tree = new_tree(20000, POINTS)
-    run(tree, new_board(SIZE), BLACK, POLICY, default_params(), 7.5, 3000, make_rng(5),
+    run(tree, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, 3000, make_rng(5),
         np.zeros(POINTS, np.int8))
     n = int(tree.meta[T_NODES])
     assert n > 100 and tree.meta[T_FULL] == 0
@@ -637,7 +637,7 @@ def test_run_grows_a_consistent_tree():
 
 def grown_tree(sims=3000, seed=5, capacity=20000):
     tree = new_tree(capacity, POINTS)
-    run(tree, new_board(SIZE), BLACK, POLICY, default_params(), 7.5, sims, make_rng(seed),
+    run(tree, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, sims, make_rng(seed),
         np.zeros(POINTS, np.int8))
     return tree
 
@@ -707,7 +707,7 @@ def test_reuse_into_a_small_pool_truncates_cleanly():
                 check(a, b)
     check(subtree(dst, 0), full)
     # A search can go on in the truncated tree.
-    run(dst, new_board(SIZE), BLACK, POLICY, default_params(), 7.5, 200, make_rng(1), np.zeros(POINTS, np.int8))
+    run(dst, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, 200, make_rng(1), np.zeros(POINTS, np.int8))
     assert dst.visits[0] == src.visits[0] + 200
 
 

@@ -147,6 +147,18 @@ def test_sgf_positions_give_expert_moves_and_skip_broken_files(tmp_path):
     assert positions[0].komi == 2.5 and positions[0].id == "good:1"
 
 
+def test_sgf_positions_of_one_player_keep_only_its_moves(tmp_path):
+    (tmp_path / "a.sgf").write_text("(;GM[1]SZ[5]PB[gnugo]PW[simbal];B[cc];W[dd];B[cd];W[])")
+    (tmp_path / "b.sgf").write_text("(;GM[1]SZ[5]PB[simbal]PW[gnugo];B[bb];W[cc];B[dd])")
+    (tmp_path / "c.sgf").write_text("(;GM[1]SZ[5]PB[x]PW[y];B[bb])")
+    reports = []
+    positions, counts = sgf_positions(tmp_path, size=5, report=reports.append, player="gnugo")
+    assert counts == {"files": 3, "skipped_files": 1, "positions": 3}
+    assert len(reports) == 1 and "c.sgf" in reports[0] and "gnugo" in reports[0]
+    assert [(p.id, p.to_play, p.expert) for p in positions] == [
+        ("a:1", "B", "C3"), ("a:3", "B", "C2"), ("b:2", "W", "C3")]
+
+
 # -- resumable runs over a file -----------------------------------------------------------------
 
 class Dummy:

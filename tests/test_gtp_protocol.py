@@ -259,6 +259,22 @@ def test_error_answers_and_game_unchanged(ask, server, command, error, board):
     assert "C3" not in board(server) and board(server)["E5"] == "X"
 
 
+@pytest.mark.parametrize("command, what", [("simbal-load_weights", "weights"),
+                                           ("simbal-load_prior", "prior")])
+def test_a_refused_weight_file_answers_why_and_the_game_goes_on(ask, server, command, what, tmp_path):
+    run(ask, server, *SETUP)
+    before = snapshot(ask, server)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "simbal-weights", "format_version": 1, "feature')
+    for path in (bad, tmp_path / "missing.json"):
+        answer = server.handle(f"{command} {path}")
+        assert answer.startswith(f"? cannot load {what}: ") and str(path) in answer
+    assert server.handle(command) == "? syntax error\n\n"
+    assert snapshot(ask, server) == before
+    assert ok(ask, server, f"{command} handcrafted") == ""
+    assert VERTEX.fullmatch(ok(ask, server, "genmove w"))
+
+
 @pytest.mark.parametrize("command", ["boardsize 1_3", "boardsize \u0661\u0663",
                                      "loadsgf /nonexistent/x.sgf \u0662"])
 def test_numbers_must_be_plain_decimal(ask, server, command):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from engine.board import new_board
-from policies import (WeightFileError, WeightFileWarning, default_policy_spec, load_policy,
+from policies import (WeightFileError, WeightFileWarning, default_policy_spec, default_prior_spec,
+                      load_policy,
                       policy_probabilities, read_weights, write_weights)
 from policies.builtin import handcrafted_weights
 from policies.loader import WEIGHTS_DIR
@@ -148,3 +149,18 @@ def test_unreadable_defaults_file_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "DEFAULTS_FILE", broken)
     with pytest.raises(WeightFileError, match="defaults.json: unreadable"):
         default_policy_spec(9)
+
+
+def test_prior_defaults_name_a_shipped_file_or_the_playout_policy(tmp_path, monkeypatch):
+    from policies import loader
+    for n in range(2, 26):  # every shipped prior is a readable file made for its size
+        spec = default_prior_spec(n)
+        assert spec == "playout" or n in read_weights(spec).board_sizes
+    listed = tmp_path / "defaults.json"
+    listed.write_text('{"defaults": {}, "priors": {"9": "9x9-prior.json"}}')
+    monkeypatch.setattr(loader, "DEFAULTS_FILE", listed)
+    assert default_prior_spec(9) == str(WEIGHTS_DIR / "9x9-prior.json")
+    assert default_prior_spec(5) == "playout"
+    listed.write_text('{"defaults": {}, "priors": ["9x9-prior.json"]}')
+    with pytest.raises(WeightFileError, match="defaults.json: unreadable"):
+        default_prior_spec(9)

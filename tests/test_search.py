@@ -1196,3 +1196,41 @@ def test_simulated_game_with_japanese_byo_yomi_never_loses_a_period():
             assert over < 10
         else:
             assert b < 10, f"move {k} would use up a period"
+
+
+def _root_priors(engine):
+    t = engine._threads[0].tree
+    first, count = t.child_start[0], t.n_child[0]
+    return {int(t.move[k]): float(t.prior[k]) for k in range(first, first + count)}
+
+
+def test_the_tree_takes_h_from_the_prior_policy_and_the_playouts_from_the_playout_policy():
+    """H (the children's order and priors) is the prior policy's, whatever the playouts use;
+    "playout" gives back the playout policy's own H; the playouts do not change with the prior."""
+    colour = BLACK
+    handcrafted = Engine(9, 7.0, Settings(playouts=50, seed=1), weights="handcrafted", prior="uniform")
+    handcrafted.search(colour, total=50)
+    assert set(_root_priors(handcrafted).values()) - {-1.0} == {0.0}  # uniform H: all equal
+    own = Engine(9, 7.0, Settings(playouts=50, seed=1), weights="handcrafted", prior="playout")
+    own.search(colour, total=50)
+    scores = np.zeros(own.game.board.color.shape[0])
+    move_scores(own.game.board, colour, load_policy("handcrafted", 9), scores)
+    priors = _root_priors(own)
+    top = max(scores[p] for p in priors if p != PASS)
+    assert all(priors[p] == pytest.approx(scores[p] - top) for p in priors if p != PASS)
+    assert len(set(priors.values())) > 2    # the handcrafted H tells moves apart
+    # Ownership is a pure playout statistic: the prior does not enter it.
+    np.testing.assert_array_equal(handcrafted.ownership(colour, 50)[0], own.ownership(colour, 50)[0])
+
+
+def test_a_refused_prior_keeps_the_one_in_use(tmp_path):
+    engine = Engine(9, 7.0, Settings(playouts=20), prior="uniform")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json"):
+        engine.load_prior(str(bad))
+    assert engine.prior_weights == "uniform" and engine.prior.kind == uniform_policy().kind
+    engine.load_prior("handcrafted")
+    engine.game.reset(13)   # a new board size reloads the prior for that size
+    assert engine.prior_weights == "handcrafted"
+    np.testing.assert_array_equal(engine.prior.theta, load_policy("handcrafted", 13).theta)

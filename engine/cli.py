@@ -618,10 +618,12 @@ def eval_labels(file_a, file_b):
 
 
 # -- offline trainers and the MSE experiment (policies/train) ---------------------------------
-from policies.train.commands import reproduce as _reproduce, train as _train  # noqa: E402
+from policies.train.commands import (reproduce as _reproduce, train as _train,  # noqa: E402
+                                     train_prior as _train_prior)
 
 main.add_command(_train)
 main.add_command(_reproduce)
+main.add_command(_train_prior)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 `theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
 step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
 pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld`
-(shape2x2 tables, see features.shape2x2_layout).  Build policies with policies.load_policy.
+(shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`
+(large patterns, see `move_scores`).  Build policies with policies.load_policy.
 
 Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
 accumulating psi = grad log pi for the trainers):
@@ -25,9 +26,11 @@ accumulating psi = grad log pi for the trainers):
   NO_REPLIES for none); `playout_moves_reading` also sets aside escapes into ladders (the
   search's `playout_ladders`);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
-  every empty point into `out` (the tree's progressive bias / unpruning order);
-  moves the policy never plays (illegal, simple ko, filling one's own eye) get
-  EXCLUDED_SCORE, a large finite negative number.
+  every empty point into `out` (the tree's progressive bias / unpruning order):
+  the softmax's, plus the weight of the move's large pattern if the policy has
+  them (`pat_*` fields, policies/patterns.py: a tree prior's, which the playouts
+  ignore); moves the policy never plays (illegal, simple ko, filling one's own
+  eye) get EXCLUDED_SCORE, a large finite negative number.
 """
 from collections import namedtuple
 
@@ -39,21 +42,32 @@ from engine.playout import finish_uniform
 
 from .features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
 from .nrt import borrow, borrowed_board
+from .patterns import add_scores as add_pattern_scores, layout as pattern_layout
 from .softmax import EXCLUDED_SCORE, LOG_CLAMP, run_playout, scores  # noqa: F401
 
-Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld")
+Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
+                               "pat_offs pat_perm pat_keys pat_vals")
 
 
-def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None):
-    """A Policy with every field of the one compiled type (unused tables get placeholders)."""
+def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None,
+                patterns=None):
+    """A Policy with every field of the one compiled type (unused tables get placeholders).
+    `patterns`: (radius, sorted codes, weights) of large patterns (policies/patterns.py)."""
     def table(a, placeholder, dtype):
         return np.ascontiguousarray(placeholder if a is None else a, dtype)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
+    offs, perm = np.zeros((0, 2)), np.zeros((8, 0))
+    keys, vals = np.zeros(0), np.zeros(0)
+    if patterns is not None:
+        radius, keys, vals = patterns
+        offs, perm = pattern_layout(radius)
     return Policy(np.int64(kind), np.int64(size), theta,
                   np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)),
                   table(pclass, np.zeros((2, 1)), np.int16), table(eye, np.zeros((2, 1)), np.int8),
                   table(sq_ld, np.zeros((1, 81)), np.int32), table(sq_li, np.zeros(81), np.int32),
-                  table(pt_ld, np.zeros(1), np.int32))
+                  table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
+                  np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),
+                  np.ascontiguousarray(vals, np.float64))
 
 
 def uniform_policy():
@@ -99,6 +113,7 @@ def playout_with_grad(b, c, rng, owner, pol, grad):
 @njit(cache=True, nogil=True)
 def move_scores(b, c, pol, out):
     scores(b, c, pol, out)
+    add_pattern_scores(b, c, pol.pat_offs, pol.pat_perm, pol.pat_keys, pol.pat_vals, out)
 
 
 @njit(cache=True, nogil=True)

@@ -20,9 +20,10 @@ BUILTIN = ("uniform", "handcrafted")
 DEFAULTS_FILE = WEIGHTS_DIR / "defaults.json"
 
 
-def policy_from_theta(feature_set, theta, size):
+def policy_from_theta(feature_set, theta, size, patterns=None):
     """A softmax Policy over `feature_set` with weight vector `theta` (in the order of
-    weights.feature_names(feature_set, size)) for NxN boards."""
+    weights.feature_names(feature_set, size)) for NxN boards; `patterns` (radius, codes,
+    weights) adds large patterns to its move scores (a tree prior's)."""
     theta = np.asarray(theta, dtype=np.float64)
     expected = len(feature_names(feature_set, size))
     if theta.shape != (expected,):
@@ -30,10 +31,11 @@ def policy_from_theta(feature_set, theta, size):
                          f"not {theta.shape}")
     _, eye, _ = pattern_tables()
     if feature_set == "pattern3x3":
-        return make_policy(PATTERN3X3, 0, theta, playable_classes(), eye)
+        return make_policy(PATTERN3X3, 0, theta, playable_classes(), eye, patterns=patterns)
     if feature_set == "shape2x2":
         _, sq_ld, sq_li, pt_ld = shape2x2_layout(size)
-        return make_policy(SHAPE2X2, size, theta, pattern_tables()[0], eye, sq_ld, sq_li, pt_ld)
+        return make_policy(SHAPE2X2, size, theta, pattern_tables()[0], eye, sq_ld, sq_li, pt_ld,
+                           patterns)
     raise ValueError(f"unknown feature set {feature_set!r}")
 
 
@@ -64,7 +66,7 @@ def load_policy(spec, size, strict=False):
         raise WeightFileError(f"{spec}: no such file (the built-in policies are "
                               f"{', '.join(BUILTIN)})")
     wf = read_weights(path)
-    return policy_from_theta(wf.feature_set, wf.theta(size, strict), size)
+    return policy_from_theta(wf.feature_set, wf.theta(size, strict), size, wf.patterns)
 
 
 def default_policy_spec(size):

@@ -7,7 +7,8 @@ A weight file is UTF-8 JSON, one object:
      "board_sizes": [9],
      "weights": {"<weight name>": <number>, ...},       # every weight of the feature set, named
      "provenance": {"trainer": ..., "hyperparameters": {...}, "data": ..., "training_games": ...,
-                    "date": "YYYY-MM-DD", "library_version": "simbal 0.1.0", ...}}
+                    "date": "YYYY-MM-DD", "library_version": "simbal 0.1.0", ...},
+     "patterns": {"radius": 3, "codes": [...], "weights": [...]}}   # optional: a tree prior's
 
 Reading checks everything and refuses a bad file with a `WeightFileError` naming the file
 and the problem; nothing is half-loaded, so a caller that catches it keeps what it had.
@@ -24,6 +25,7 @@ import numpy as np
 
 from .features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
                        shape2x2_layout)
+from .patterns import RADII, offsets as pattern_offsets
 
 FORMAT = "simbal-weights"
 FORMAT_VERSION = 1
@@ -72,6 +74,7 @@ class WeightFile:
     board_sizes: list
     weights: dict                      # name -> float, in file order
     provenance: dict = field(default_factory=dict)
+    patterns: tuple | None = None      # (radius, sorted int64 codes, float64 weights): a prior's
 
     def theta(self, size, strict=False):
         """The weight vector for an NxN board, in the feature set's order.  For a size the file
@@ -177,13 +180,40 @@ def read_weights(path, feature_set=None):
     if missing:
         _fail(path, f"provenance lacks {', '.join(missing)}")
     return WeightFile(path, name, fs_version, list(sizes),
-                      {k: float(v) for k, v in weights.items()}, prov)
+                      {k: float(v) for k, v in weights.items()}, prov,
+                      _read_patterns(path, doc.get("patterns")))
 
 
-def write_weights(path, feature_set, board_sizes, weights, provenance, date=None):
+def _read_patterns(path, pats):
+    """The optional "patterns" object: {"radius": R, "codes": [...], "weights": [...]}, codes
+    canonical (policies/patterns.py), strictly increasing, one finite weight each."""
+    if pats is None:
+        return None
+    if not isinstance(pats, dict) or set(pats) != {"radius", "codes", "weights"}:
+        _fail(path, "\"patterns\" must be an object with radius, codes and weights")
+    radius, codes, weights = pats["radius"], pats["codes"], pats["weights"]
+    if radius not in RADII or isinstance(radius, bool):
+        _fail(path, f"pattern radius {radius!r} is not one of {RADII}")
+    if (not isinstance(codes, list) or not isinstance(weights, list)
+            or len(codes) != len(weights)):
+        _fail(path, "pattern codes and weights must be two lists of the same length")
+    limit = 4 ** len(pattern_offsets(radius))
+    if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < limit for c in codes):
+        _fail(path, f"pattern codes must be integers in 0..{limit - 1}")
+    if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+               for w in weights):
+        _fail(path, "pattern weights must be finite numbers")
+    keys = np.array(codes, np.int64)
+    if np.any(np.diff(keys) <= 0):
+        _fail(path, "pattern codes must be strictly increasing")
+    return radius, keys, np.array(weights, np.float64)
+
+
+def write_weights(path, feature_set, board_sizes, weights, provenance, date=None, patterns=None):
     """Write a weight file.  `weights` is a {name: value} dict or a vector in the feature set's
     order; `provenance` gives trainer, hyperparameters, data, training_games (date and
-    library_version are filled in).  Written to a temporary file, then renamed into place."""
+    library_version are filled in); `patterns` (radius, sorted codes, weights) a prior's large
+    patterns.  Written to a temporary file, then renamed into place."""
     board_sizes = [int(s) for s in board_sizes]
     names = feature_names(feature_set, board_sizes[0])
     if not isinstance(weights, dict):
@@ -205,6 +235,10 @@ def write_weights(path, feature_set, board_sizes, weights, provenance, date=None
            "board_sizes": board_sizes,
            "weights": {k: float(v) for k, v in weights.items()},
            "provenance": prov}
+    if patterns is not None:
+        radius, codes, values = patterns
+        doc["patterns"] = {"radius": int(radius), "codes": [int(c) for c in codes],
+                           "weights": [float(v) for v in values]}
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")

@@ -1,9 +1,10 @@
-"""The `simbal train ALGO` and `simbal reproduce 5x5|6x6` commands (click), registered on the
+"""The `simbal train ALGO`, `simbal train-prior` and `simbal reproduce 5x5|6x6` commands (click), registered on the
 `simbal` group by engine/cli.py.  Options only: the work is in policies.train and
 policies.train.reproduce."""
 import json
 
 import click
+import numpy as np
 
 from engine.cluster import cluster_for, cluster_options
 
@@ -114,3 +115,65 @@ def reproduce(board, out_dir, scale, seed, ship, workers, scheduler):
                                         seed, ship, log=lambda t: click.echo(t, err=True),
                                         cluster_args=cluster_args))
     click.echo(json.dumps(summary))
+
+
+@click.command("train-prior")
+@click.option("--data", required=True, type=click.Path(dir_okay=False),
+              help="Positions with expert moves (e.g. `simbal data sgf --player gnugo10`).")
+@click.option("--base", required=True,
+              help="The prior's softmax weights (a weight file or handcrafted), e.g. `simbal "
+                   "train apprentice` on the same moves; kept as they are.")
+@click.option("--test", type=click.Path(dir_okay=False),
+              help="Held-out positions with expert moves: accuracy reported.")
+@click.option("--radius", default=3, show_default=True, type=click.Choice(["2", "3"]),
+              help="Pattern radius (Manhattan distance around the move).")
+@click.option("--min-count", default=2, show_default=True, type=click.IntRange(1),
+              help="Patterns met fewer times among the training candidates weigh 0.")
+@click.option("--min-weight", default=0.03, show_default=True, type=click.FloatRange(0),
+              help="Patterns whose weight ends smaller in size are left out (weigh 0).")
+@click.option("--epochs", default=4, show_default=True, type=click.IntRange(1))
+@click.option("--alpha", default=0.1, show_default=True, type=click.FloatRange(0, min_open=True))
+@click.option("--l2", default=0.001, show_default=True, type=click.FloatRange(0))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="The prior's weight file (the engine's --prior).")
+def train_prior(data, base, test, radius, min_count, min_weight, epochs, alpha, l2, seed, out):
+    """Fit a tree prior's large patterns to expert moves over a base softmax policy
+    (policies/train/patterns.py); writes one weight file and prints accuracies as JSON."""
+    from engine.cli import _ProgressBar
+    from ..data import read_positions
+    from ..loader import BUILTIN, builtin_theta, load_policy
+    from ..weights import feature_names, read_weights, write_weights
+    from .patterns import fit
+
+    def go():
+        train_pos = read_positions(data)
+        test_pos = read_positions(test) if test else []
+        if not train_pos:
+            raise ValueError(f"{data}: no positions")
+        size = train_pos[0].size
+        if base in BUILTIN:
+            feature_set, sizes = "pattern3x3", [size]
+            weights = dict(zip(feature_names(feature_set, size),
+                               builtin_theta(base, feature_set, size)))
+            base_prov = base
+        else:
+            wf = read_weights(base)
+            feature_set, sizes, weights, base_prov = (wf.feature_set, wf.board_sizes, wf.weights,
+                                                      wf.provenance)
+        bar = _ProgressBar("position")
+        try:
+            keys, values, report = fit(train_pos, test_pos, load_policy(base, size), int(radius),
+                                       min_count, epochs, alpha, l2, seed, bar, min_weight)
+        finally:
+            bar.close()
+        hyper = {"radius": int(radius), "min_count": min_count, "min_weight": min_weight,
+                 "epochs": epochs,
+                 "alpha": alpha, "l2": l2, "seed": seed}
+        write_weights(out, feature_set, sizes, weights, {
+            "trainer": "patterns", "hyperparameters": hyper, "base": base_prov,
+            "data": str(data), "training_games": 0, "positions": report["positions"]},
+            patterns=(int(radius), keys, np.round(values, 5)))
+        click.echo(json.dumps({"weights": str(out), **report}))
+    _fail_cleanly(go)
+

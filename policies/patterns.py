@@ -1,0 +1,93 @@
+"""Large local patterns of the tree prior: the diamond of points around a move.
+
+The playouts look at 3x3 patterns only (policies/features.py): they are cheap to keep up to
+date move by move.  The tree asks for its H once per node (engine/search.expand), so its prior
+can afford a wider look: the colours of every point within Manhattan distance `radius` of the
+move (12 points for radius 2, 24 for radius 3), relative to the mover (empty, own, opponent,
+off the board), as one code canonicalised under the 8 symmetries of the square (the smallest
+of the 8 readings).  As in Stern et al. and CrazyStone, such a pattern's weight is learnt from
+a strong player's moves (`fit`), on top of a base policy's scores; the weights live in the
+weight file beside the base policy's (policies/weights.py, "patterns").
+
+A policy carries its patterns as two arrays, sorted codes and their weights (`pat_keys`,
+`pat_vals` of policies/kernel.Policy); `add_scores` adds them to the base policy's H.
+"""
+import numpy as np
+from numba import njit
+
+from engine.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
+
+from .softmax import EXCLUDED_SCORE
+
+RADII = (2, 3)
+# The square's symmetries as (dr, dc) -> (a*dr + b*dc, c*dr + d*dc).
+_SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
+               (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))
+
+
+def offsets(radius):
+    """(dr, dc) of the points at Manhattan distance 1..radius, in a fixed order."""
+    return [(dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)
+            if 0 < abs(dr) + abs(dc) <= radius]
+
+
+def layout(radius):
+    """(offsets [k, 2], permutations [8, k]): reading k of symmetry s is offset perm[s, k]."""
+    if radius not in RADII:
+        raise ValueError(f"pattern radius {radius}: not one of {RADII}")
+    offs = offsets(radius)
+    index = {o: k for k, o in enumerate(offs)}
+    perm = np.array([[index[(a * dr + b * dc, c * dr + d * dc)] for dr, dc in offs]
+                     for a, b, c, d in _SYMMETRIES], np.int64)
+    return np.array(offs, np.int64), perm
+
+
+@njit(cache=True, nogil=True)
+def code_at(b, p, c, offs, perm, vals):
+    """The canonical pattern code of point p for colour c to move (`vals`: scratch of k)."""
+    size = b.meta[M_SIZE]
+    w = b.meta[M_WIDTH]
+    r0 = p // w
+    c0 = p % w
+    k = offs.shape[0]
+    for i in range(k):
+        r = r0 + offs[i, 0]
+        col = c0 + offs[i, 1]
+        if r < 1 or r > size or col < 1 or col > size:
+            vals[i] = 3
+        else:
+            x = b.color[r * w + col]
+            vals[i] = 0 if x == EMPTY else (1 if x == c else 2)
+    best = -1
+    for s in range(8):
+        code = 0
+        for i in range(k):
+            code = code * 4 + vals[perm[s, i]]
+        if best < 0 or code < best:
+            best = code
+    return best
+
+
+@njit(cache=True, nogil=True)
+def add_scores(b, c, offs, perm, keys, weights, scores):
+    """scores[p] += the weight of p's pattern, for every empty point the base policy plays
+    (scores above EXCLUDED_SCORE); patterns not in `keys` (sorted) weigh 0."""
+    if keys.shape[0] == 0:
+        return
+    vals = np.empty(offs.shape[0], np.int64)
+    for i in range(b.meta[M_NEMPTY]):
+        p = b.empties[i]
+        if scores[p] <= EXCLUDED_SCORE:
+            continue
+        code = code_at(b, p, c, offs, perm, vals)
+        j = np.searchsorted(keys, code)
+        if j < keys.shape[0] and keys[j] == code:
+            scores[p] += weights[j]
+
+
+@njit(cache=True, nogil=True)
+def codes_of(b, c, offs, perm, points, out):
+    """out[i] = the pattern code of points[i] (for the trainer)."""
+    vals = np.empty(offs.shape[0], np.int64)
+    for i in range(points.shape[0]):
+        out[i] = code_at(b, points[i], c, offs, perm, vals)

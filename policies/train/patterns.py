@@ -1,0 +1,107 @@
+"""Fitting a tree prior's large patterns (policies/patterns.py) to expert moves.
+
+The model is the base policy's softmax with one more weight per large pattern:
+pi(s, a) ∝ exp(H_base(s, a) + w[pattern(s, a)]), over the moves the base policy plays.  The
+base weights stay fixed (train them first, e.g. `simbal train apprentice` on the same moves);
+the pattern weights climb the log-likelihood of the expert moves by stochastic gradient
+(w[a*] += alpha (1 - pi(a*)), w[a] -= alpha pi(a) for the other candidates, an L2 decay
+`l2`), with alpha falling linearly to 0 over the epochs.  Only patterns met at least
+`min_count` times among the training candidates get a weight: the rest weigh 0.
+
+`simbal prior fit` (engine/cli.py) runs it and writes the base weights plus the patterns as one
+weight file, the engine's `--prior`.
+"""
+import numpy as np
+
+from engine.coords import parse_vertex
+
+from ..data import position_board
+from ..kernel import move_scores
+from ..patterns import codes_of, layout
+from ..softmax import EXCLUDED_SCORE
+
+
+def candidates(positions, base, radius):
+    """Per usable position (an expert move the base policy plays, not a pass): (base scores
+    of the candidates, their pattern codes, index of the expert move among them)."""
+    offs, perm = layout(radius)
+    out = []
+    for pos in positions:
+        if pos.expert is None or pos.expert == "pass":
+            continue
+        b, c = position_board(pos)
+        a = parse_vertex(pos.expert, pos.size)
+        s = np.full(b.color.shape[0], EXCLUDED_SCORE)
+        move_scores(b, c, base, s)
+        points = np.flatnonzero(s > EXCLUDED_SCORE)
+        where = np.flatnonzero(points == a)
+        if where.size == 0:
+            continue
+        codes = np.empty(points.size, np.int64)
+        codes_of(b, c, offs, perm, points, codes)
+        out.append((s[points], codes, int(where[0])))
+    return out
+
+
+def _indexed(items, keys):
+    """Codes replaced by their index in `keys`, or len(keys) (the fixed-0 slot) if absent."""
+    out = []
+    for scores, codes, expert in items:
+        j = np.minimum(np.searchsorted(keys, codes), len(keys) - 1) if len(keys) else codes * 0
+        known = keys[j] == codes if len(keys) else np.zeros(codes.size, bool)
+        out.append((scores, np.where(known, j, len(keys)), expert))
+    return out
+
+
+def measure(items, w):
+    """(top-1 accuracy, mean log-likelihood) of the expert moves under base + w."""
+    if not items:
+        return float("nan"), float("nan")
+    hits, loglik = 0, 0.0
+    for scores, idx, expert in items:
+        h = scores + w[idx]
+        h = h - h.max()
+        hits += int(np.argmax(h) == expert)
+        loglik += h[expert] - np.log(np.exp(h).sum())
+    return hits / len(items), loglik / len(items)
+
+
+def fit(train, test, base, radius=3, min_count=2, epochs=4, alpha=0.1, l2=0.001, seed=0,
+        progress=None, min_weight=0.03):
+    """Fit pattern weights on `train` positions (with expert moves) over `base` (a Policy).
+    Returns (codes, weights, report): the sorted codes whose weight reached `min_weight` in
+    size (the rest, mostly rare patterns, weigh 0: a smaller file) and their weights, and the
+    accuracy / log-likelihood of base alone and with the patterns on `test` (and `train`)."""
+    items = candidates(train, base, radius)
+    held = candidates(test, base, radius) if test else []
+    if not items:
+        raise ValueError("no usable training position (expert moves the base policy plays)")
+    codes, counts = np.unique(np.concatenate([c for _, c, _ in items]), return_counts=True)
+    keys = codes[counts >= min_count]
+    items, held = _indexed(items, keys), _indexed(held, keys)
+    w = np.zeros(len(keys) + 1)          # the last slot: patterns without a weight, fixed at 0
+    report = {"positions": len(items), "test_positions": len(held), "patterns_seen": int(len(codes)),
+              "patterns_kept": int(len(keys)), "base": {"test": measure(held, w)}}
+    rng = np.random.default_rng(seed)
+    steps, done = epochs * len(items), 0
+    for epoch in range(epochs):
+        for i in rng.permutation(len(items)):
+            scores, idx, expert = items[i]
+            a = alpha * (1.0 - done / steps)
+            h = scores + w[idx]
+            p = np.exp(h - h.max())
+            g = -p / p.sum()
+            g[expert] += 1.0
+            np.add.at(w, idx, a * g)
+            w[idx] -= a * l2 * w[idx]
+            w[-1] = 0.0
+            done += 1
+            if progress and done % 1000 == 0:
+                progress(done, steps)
+        if progress:
+            progress(done, steps)
+    w[:-1][np.abs(w[:-1]) < min_weight] = 0.0
+    report["patterns"] = {"test": measure(held, w), "train": measure(items[:5000], w)}
+    kept = np.abs(w[:-1]) >= min_weight
+    report["patterns_written"] = int(kept.sum())
+    return keys[kept], w[:-1][kept], report

@@ -1,0 +1,169 @@
+"""Large patterns of the tree prior (policies/patterns.py), their place in weight files, their
+fitting (policies/train/patterns.py) and `simbal train-prior`."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from engine.board import BLACK, WHITE, new_board
+from engine.cli import main
+from engine.coords import parse_vertex
+from engine.game import board_from_ascii
+from engine.player import Engine, Settings
+from policies import WeightFileError, load_policy, read_weights, write_weights
+from policies.data import Position, write_positions
+from policies.kernel import move_scores
+from policies.loader import policy_from_theta
+from policies.patterns import code_at, layout, offsets
+from policies.softmax import EXCLUDED_SCORE
+from policies.train.patterns import fit
+from policies.weights import feature_names
+
+SHAPE = """
+    . . . . . . .
+    . . . . . . .
+    . . X O . . .
+    . . . X . . .
+    . . O . . . .
+    . . . . . . .
+    . . . . . . ."""
+
+
+def transform(text, fn):
+    """The ASCII board with point (r, c) moved to fn(r, c, n)."""
+    rows = [line.split() for line in text.strip().splitlines()]
+    n = len(rows)
+    out = [["."] * n for _ in range(n)]
+    for r in range(n):
+        for c in range(n):
+            r2, c2 = fn(r, c, n)
+            out[r2][c2] = rows[r][c]
+    return "\n".join(" ".join(row) for row in out)
+
+
+def code(text, vertex, colour, radius):
+    b = board_from_ascii(text)
+    offs, perm = layout(radius)
+    return code_at(b, parse_vertex(vertex, 7), colour, offs, perm, np.empty(len(offs), np.int64))
+
+
+def swap_colours(text):
+    return text.replace("X", "x").replace("O", "X").replace("x", "O")
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+def test_a_code_is_the_same_under_the_squares_symmetries_and_for_the_mover_s_colours(radius):
+    assert len(offsets(radius)) == {2: 12, 3: 24}[radius]
+    base = code(SHAPE, "D3", BLACK, radius)  # D3: row 3 from the bottom, the empty point below
+    # Rotations and reflections move D3 with the stones (rows counted from the top: D3 = (4, 3)).
+    moves = [(lambda r, c, n: (c, n - 1 - r)), (lambda r, c, n: (n - 1 - r, n - 1 - c)),
+             (lambda r, c, n: (r, n - 1 - c)), (lambda r, c, n: (c, r))]
+    for fn in moves:
+        r, c = fn(4, 3, 7)
+        vertex = "ABCDEFG"[c] + str(7 - r)
+        assert code(transform(SHAPE, fn), vertex, BLACK, radius) == base
+    # The same shape for White to move, colours swapped, is the same pattern ...
+    assert code(swap_colours(SHAPE), "D3", WHITE, radius) == base
+    # ... and not the same for the other colour, nor at another point, nor near the edge.
+    assert code(SHAPE, "D3", WHITE, radius) != base
+    assert code(SHAPE, "E5", BLACK, radius) != base
+    empty = "\n".join([". " * 7] * 7)
+    assert code(empty, "D4", BLACK, radius) == 0                      # all empty, all on board
+    assert code(empty, "A1", BLACK, radius) != code(empty, "B2", BLACK, radius) != 0
+
+
+def test_patterns_add_to_the_move_scores_of_playable_points_only():
+    board = board_from_ascii(SHAPE)
+    base = load_policy("handcrafted", 7)
+    plain = np.full(board.color.shape[0], EXCLUDED_SCORE)
+    move_scores(board, BLACK, base, plain)
+    key = code(SHAPE, "D3", BLACK, 3)
+    theta = base.theta
+    pol = load_policy_with(theta, (3, np.array([key], np.int64), np.array([2.5])))
+    scores = np.full(board.color.shape[0], EXCLUDED_SCORE)
+    move_scores(board, BLACK, pol, scores)
+    d3 = parse_vertex("D3", 7)
+    assert scores[d3] == pytest.approx(plain[d3] + 2.5)
+    others = np.arange(scores.size) != d3
+    np.testing.assert_array_equal(scores[others], plain[others])   # stones, other points as they were
+
+
+def load_policy_with(theta, patterns, size=7):
+    return policy_from_theta("pattern3x3", theta, size, patterns)
+
+
+PROV = {"trainer": "test", "hyperparameters": {}, "data": "none", "training_games": 0}
+
+
+def test_weight_files_carry_patterns_and_refuse_bad_ones(tmp_path):
+    theta = np.zeros(len(feature_names("pattern3x3", 9)))
+    path = write_weights(tmp_path / "p.json", "pattern3x3", [9], theta, PROV,
+                         patterns=(2, np.array([3, 70, 900]), np.array([0.5, -1.0, 2.0])))
+    radius, keys, vals = read_weights(path).patterns
+    assert radius == 2 and keys.tolist() == [3, 70, 900] and vals.tolist() == [0.5, -1.0, 2.0]
+    assert read_weights(write_weights(tmp_path / "q.json", "pattern3x3", [9], theta, PROV)).patterns is None
+    good = json.loads(path.read_text())
+    bad_cases = {
+        "radius 4": ({"radius": 4, "codes": [1], "weights": [1.0]}, "radius 4"),
+        "unsorted": ({"radius": 2, "codes": [5, 3], "weights": [1.0, 1.0]}, "increasing"),
+        "lengths": ({"radius": 2, "codes": [5, 6], "weights": [1.0]}, "same length"),
+        "range": ({"radius": 2, "codes": [4 ** 12], "weights": [1.0]}, "0..16777215"),
+        "nan": ({"radius": 2, "codes": [1], "weights": ["x"]}, "finite numbers"),
+        "keys": ({"radius": 2, "codes": [1]}, "radius, codes and weights"),
+    }
+    for name, (pats, message) in bad_cases.items():
+        doc = dict(good, patterns=pats)
+        bad = tmp_path / f"bad-{name}.json"
+        bad.write_text(json.dumps(doc))
+        with pytest.raises(WeightFileError, match=message) as err:
+            load_policy(str(bad), 9)
+        assert str(bad) in str(err.value)
+
+
+def corner_positions(count):
+    """Empty 9x9 boards where the expert always takes a 3-3 point (which 3x3 features and the
+    edge line cannot tell from the other third-line points)."""
+    corners = ["C3", "G3", "C7", "G7"]
+    return [Position(f"p{i}", 9, 7.0, [], "B", expert=corners[i % 4], extra={"game": f"g{i}"})
+            for i in range(count)]
+
+
+def test_fitted_patterns_learn_what_the_base_policy_cannot_see(tmp_path):
+    base = load_policy(str(write_weights(tmp_path / "zero.json", "pattern3x3", [9],
+                                         np.zeros(len(feature_names("pattern3x3", 9))), PROV)), 9)
+    keys, values, report = fit(corner_positions(40), corner_positions(8), base, radius=3,
+                               min_count=1, epochs=3, alpha=0.2)
+    assert report["base"]["test"][1] == pytest.approx(-np.log(81))  # uniform over 81 points
+    assert report["patterns"]["test"][1] > -np.log(4) - 0.5          # nearly all on the 3-3s
+    pol = load_policy_with(base.theta, (3, keys, values), 9)
+    scores = np.zeros(121)
+    move_scores(new_board(9), BLACK, pol, scores)
+    corners = [parse_vertex(v, 9) for v in ("C3", "G3", "C7", "G7")]
+    others = [p for p in range(121) if scores[p] > EXCLUDED_SCORE and p not in corners]
+    assert min(scores[corners]) > max(scores[others]) + 2.0
+    with pytest.raises(ValueError, match="no usable training position"):
+        fit([Position("x", 9, 7.0, [], "B", expert="pass")], [], base)
+
+
+def test_train_prior_writes_a_prior_the_engine_plays_with(tmp_path):
+    data = tmp_path / "moves.jsonl"
+    write_positions(data, corner_positions(24), {"command": "test"})
+    out = tmp_path / "prior.json"
+    runner = CliRunner()
+    r = runner.invoke(main, ["train-prior", "--data", str(data), "--test", str(data), "--base",
+                             "handcrafted", "--min-count", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert report["positions"] == 24 and report["patterns_written"] > 0
+    assert report["patterns"]["test"][1] > report["base"]["test"][1]
+    wf = read_weights(out)
+    assert wf.provenance["trainer"] == "patterns" and wf.provenance["base"] == "handcrafted"
+    engine = Engine(9, 7.0, Settings(playouts=200, seed=0), prior=str(out))
+    assert engine.search(BLACK, total=200) == 200
+    tree = engine._threads[0].tree
+    best_by_prior = int(tree.move[tree.child_start[0]])      # children are sorted by H
+    assert best_by_prior in [parse_vertex(v, 9) for v in ("C3", "G3", "C7", "G7")]
+    r = runner.invoke(main, ["train-prior", "--data", str(tmp_path / "none.jsonl"), "--base",
+                             "handcrafted", "--out", str(tmp_path / "x.json")])
+    assert r.exit_code != 0 and "none.jsonl" in r.output and "Traceback" not in r.output

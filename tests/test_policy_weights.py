@@ -156,6 +156,10 @@ def test_prior_defaults_name_a_shipped_file_or_the_playout_policy(tmp_path, monk
     for n in range(2, 26):  # every shipped prior is a readable file made for its size
         spec = default_prior_spec(n)
         assert spec == "playout" or n in read_weights(spec).board_sizes
+    # The 9x9 prior, from GnuGo's moves, won its strength check (BENCHMARKS.md, session 8).
+    prior = read_weights(default_prior_spec(9))
+    assert prior.provenance["trainer"] == "patterns" and prior.patterns[0] == 3
+    assert default_prior_spec(5) == "playout"
     listed = tmp_path / "defaults.json"
     listed.write_text('{"defaults": {}, "priors": {"9": "9x9-prior.json"}}')
     monkeypatch.setattr(loader, "DEFAULTS_FILE", listed)

@@ -5,7 +5,7 @@ visits reached `expand_visits`, plays the rest of the game with the playout
 policy, and backs the result up the path.  The selection rule is Chaslot et
 al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
 
-- below `prune_visits` (T) visits a node follows the playout policy: a child is
+- below `prune_visits` (T) visits a node follows the prior policy: a child is
   sampled with probability proportional to exp(H) (the soft start);
 - from T on, only the `k_init` children best by H are eligible, one more each
   time the node's visits pass A·B^(k − k_init) (progressive unpruning), and the
@@ -51,11 +51,14 @@ from .tree import allocate, reset_node
 # BENCHMARKS.md (Strength): 35% against 12.5% for UCT with progressive bias alone.
 # prior_visits 50 (Gelly & Silver's best n_prior) led both GNU Go's regression suites and the
 # GnuGo matches (59.2% over 120 games against 53.3% for 20; BENCHMARKS.md, sessions 4-7).
+# prune_visits 100: with the GnuGo-trained prior a longer soft start (children sampled by the
+# prior) won 75% of 144 games against 72.1% of 120 for 30 (session 8; 58.8% against 59.2%
+# with the playout policy's H in session 7): inside the noise both times, never worse.
 PARAMS = (
     ("uct_c", 0.1, "UCT exploration constant C"),
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
     ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
-    ("prune_visits", 30.0, "T: visits from which a node selects by UCT over unpruned children"),
+    ("prune_visits", 100.0, "T: visits from which a node selects by UCT over unpruned children"),
     ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
     ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
     ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),

@@ -178,7 +178,7 @@ def test_pruned_children_are_never_selected_but_pass_always_is_eligible():
     children = [child(10, 2, prior=1.0), child(10, 2, prior=0.8), child(0, prior=0.5),
                 child(0, prior=0.4), child(0, prior=0.3), child(5, 5, prior=0.2),
                 child(0, prior=0.1), child(10, 9, prior=-1.0)]
-    p = params(unprune_k_init=2.0)
+    p = params(unprune_k_init=2.0, prune_visits=30.0)
     assert chosen(children, 35, p, prune=True) == 7          # PASS, the best eligible
     assert formula_choice(children, 35, p, [0, 1, 7]) == 7
     # Never-pruned node (allowed == n_child): the unvisited children come into play.
@@ -193,7 +193,7 @@ def test_pruned_children_are_never_selected_but_pass_always_is_eligible():
 def test_pass_is_eligible_even_with_k_init_one_and_no_unpruning():
     children = [child(20, 2, prior=1.0)] + [child(0, prior=0.5 - 0.1 * i) for i in range(5)] + \
                [child(20, 18, prior=-1.0)]
-    p = params(unprune_k_init=1.0, unprune_a=1e9)
+    p = params(unprune_k_init=1.0, unprune_a=1e9, prune_visits=30.0)
     assert chosen(children, 40, p, prune=True) == 6
 
 

@@ -51,9 +51,9 @@ from .tree import allocate, reset_node
 # BENCHMARKS.md (Strength): 35% against 12.5% for UCT with progressive bias alone.
 # prior_visits 50 (Gelly & Silver's best n_prior) led both GNU Go's regression suites and the
 # GnuGo matches (59.2% over 120 games against 53.3% for 20; BENCHMARKS.md, sessions 4-7).
-# prune_visits 100: with the GnuGo-trained prior a longer soft start (children sampled by the
-# prior) won 75% of 144 games against 72.1% of 120 for 30 (session 8; 58.8% against 59.2%
-# with the playout policy's H in session 7): inside the noise both times, never worse.
+# prune_visits 100 (a longer soft start, children sampled by the prior): 73.2% of 200 games
+# against 72.1% of 120 for 30 with the GnuGo-trained prior (session 8), 58.8% against 59.2%
+# with the playout policy's H (session 7): a wash both times; 100 is the setting measured most.
 PARAMS = (
     ("uct_c", 0.1, "UCT exploration constant C"),
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),

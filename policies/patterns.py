@@ -6,7 +6,7 @@ can afford a wider look: the colours of every point within Manhattan distance `r
 move (12 points for radius 2, 24 for radius 3), relative to the mover (empty, own, opponent,
 off the board), as one code canonicalised under the 8 symmetries of the square (the smallest
 of the 8 readings).  As in Stern et al. and CrazyStone, such a pattern's weight is learnt from
-a strong player's moves (`fit`), on top of a base policy's scores; the weights live in the
+a strong player's moves (policies/train/patterns.py), on top of a base policy's scores; the weights live in the
 weight file beside the base policy's (policies/weights.py, "patterns").
 
 A policy carries its patterns as two arrays, sorted codes and their weights (`pat_keys`,
@@ -17,12 +17,10 @@ from numba import njit
 
 from engine.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
 
+from .features import SYMMETRIES
 from .softmax import EXCLUDED_SCORE
 
 RADII = (2, 3)
-# The square's symmetries as (dr, dc) -> (a*dr + b*dc, c*dr + d*dc).
-_SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
-               (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))
 
 
 def offsets(radius):
@@ -37,8 +35,9 @@ def layout(radius):
         raise ValueError(f"pattern radius {radius}: not one of {RADII}")
     offs = offsets(radius)
     index = {o: k for k, o in enumerate(offs)}
+    # The 3x3 patterns' symmetries, (dr, dc) -> (a*dr + b*dc, c*dr + d*dc).
     perm = np.array([[index[(a * dr + b * dc, c * dr + d * dc)] for dr, dc in offs]
-                     for a, b, c, d in _SYMMETRIES], np.int64)
+                     for a, b, c, d in SYMMETRIES], np.int64)
     return np.array(offs, np.int64), perm
 
 

@@ -1,6 +1,6 @@
-"""The `simbal train ALGO`, `simbal train-prior` and `simbal reproduce 5x5|6x6` commands (click), registered on the
-`simbal` group by engine/cli.py.  Options only: the work is in policies.train and
-policies.train.reproduce."""
+"""The `simbal train ALGO`, `simbal train-prior` and `simbal reproduce 5x5|6x6` commands
+(click), registered on the `simbal` group by engine/cli.py.  Options only: the work is in
+policies.train, policies.train.patterns and policies.train.reproduce."""
 import json
 
 import click
@@ -168,8 +168,7 @@ def train_prior(data, base, test, radius, min_count, min_weight, epochs, alpha, 
         finally:
             bar.close()
         hyper = {"radius": int(radius), "min_count": min_count, "min_weight": min_weight,
-                 "epochs": epochs,
-                 "alpha": alpha, "l2": l2, "seed": seed}
+                 "epochs": epochs, "alpha": alpha, "l2": l2, "seed": seed}
         write_weights(out, feature_set, sizes, weights, {
             "trainer": "patterns", "hyperparameters": hyper, "base": base_prov,
             "data": str(data), "training_games": 0, "positions": report["positions"]},

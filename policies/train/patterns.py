@@ -8,7 +8,7 @@ the pattern weights climb the log-likelihood of the expert moves by stochastic g
 `l2`), with alpha falling linearly to 0 over the epochs.  Only patterns met at least
 `min_count` times among the training candidates get a weight: the rest weigh 0.
 
-`simbal prior fit` (engine/cli.py) runs it and writes the base weights plus the patterns as one
+`simbal train-prior` (policies/train/commands.py) runs it and writes the base weights plus the patterns as one
 weight file, the engine's `--prior`.
 """
 import numpy as np
@@ -47,8 +47,9 @@ def _indexed(items, keys):
     """Codes replaced by their index in `keys`, or len(keys) (the fixed-0 slot) if absent."""
     out = []
     for scores, codes, expert in items:
-        j = np.minimum(np.searchsorted(keys, codes), len(keys) - 1) if len(keys) else codes * 0
-        known = keys[j] == codes if len(keys) else np.zeros(codes.size, bool)
+        j = np.searchsorted(keys, codes)
+        known = j < len(keys)
+        known[known] = keys[j[known]] == codes[known]
         out.append((scores, np.where(known, j, len(keys)), expert))
     return out
 
@@ -100,8 +101,8 @@ def fit(train, test, base, radius=3, min_count=2, epochs=4, alpha=0.1, l2=0.001,
                 progress(done, steps)
         if progress:
             progress(done, steps)
-    w[:-1][np.abs(w[:-1]) < min_weight] = 0.0
-    report["patterns"] = {"test": measure(held, w), "train": measure(items[:5000], w)}
     kept = np.abs(w[:-1]) >= min_weight
+    w[:-1][~kept] = 0.0
+    report["patterns"] = {"test": measure(held, w), "train": measure(items[:5000], w)}
     report["patterns_written"] = int(kept.sum())
     return keys[kept], w[:-1][kept], report

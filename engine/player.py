@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from policies import default_policy_spec, default_prior_spec, load_policy
+from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
 
 from . import search, tree as tree_mod
 from .board import BLACK, M_HASH, M_NEMPTY, PASS, is_eye
@@ -112,6 +112,7 @@ class Engine:
         file) the policy in use is kept."""
         size = self.game.size
         self._policy = load_policy(spec or default_policy_spec(size), size)
+        self._gained = None  # (gain, the policy times it), made when first asked for
         self.weights, self._policy_size = spec, size
         if self._prior_size != size:
             self.load_prior(self.prior_weights)
@@ -129,15 +130,21 @@ class Engine:
 
     @property
     def policy(self):
+        """The playout policy: the loaded weights times the `playout_gain` parameter."""
         if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
             self.load_weights(self.weights)
-        return self._policy
+        gain = float(self.settings.params[search.P_PLAYOUT_GAIN])
+        if self._gained is None or self._gained[0] != gain:
+            self._gained = (gain, self._policy if gain == 1.0 else with_gain(self._policy, gain))
+        return self._gained[1]
 
     @property
     def prior(self):
-        """The policy whose move scores are the tree's H."""
-        policy = self.policy  # first: a board-size change reloads both
-        return policy if self._prior is None else self._prior
+        """The policy whose move scores are the tree's H (the playout policy's own weights, not
+        their gain, when no separate prior is loaded: the gain tunes the playouts alone)."""
+        if self._policy_size != self.game.size:  # first: a board-size change reloads both
+            self.load_weights(self.weights)
+        return self._policy if self._prior is None else self._prior
 
     # -- parameters ------------------------------------------------------------------------
 

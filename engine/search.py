@@ -74,11 +74,13 @@ PARAMS = (
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),
     ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
+    ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
+                          "favourite moves more often); applied when the engine loads the policy"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE, P_PLAYOUT_LADDERS) = range(len(PARAMS))
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_PLAYOUT_GAIN) = range(len(PARAMS))
 
 
 def default_params():

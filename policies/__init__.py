@@ -5,6 +5,7 @@ reaches the compiled code through the seam in policies/kernel.py only; this pack
 API is:
 
 - load_policy(spec, size, strict=False) -> Policy   ("uniform", "handcrafted" or a weight file)
+- with_gain(pol, gain) -> Policy                     (the same weights times gain: colder/hotter)
 - default_policy_spec(size) -> str                   (the best shipped weights for the size)
 - default_prior_spec(size) -> str                    (the best shipped tree prior, or "playout")
 - policy_probabilities(b, c, pol) -> np.ndarray      (pi per point, for heat maps)
@@ -16,6 +17,7 @@ compiled softmax policy, sampling, psi), kernel (the engine seam), weights (the 
 builtin (uniform and handcrafted baselines), loader (the functions above), nrt (a numba
 speed helper).
 """
+from .kernel import with_gain  # noqa: F401
 from .loader import (default_policy_spec, default_prior_spec, load_policy, policy_from_theta,  # noqa: F401
                      policy_probabilities, warm_up)
 from .weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401

@@ -14,7 +14,8 @@ Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
 pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`
-(large patterns, see `move_scores`).  Build policies with policies.load_policy.
+(large patterns, see `move_scores`).  Build policies with policies.load_policy; `with_gain`
+makes a colder or hotter copy.
 
 Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
 accumulating psi = grad log pi for the trainers):
@@ -68,6 +69,14 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
                   table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
                   np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),
                   np.ascontiguousarray(vals, np.float64))
+
+
+def with_gain(pol, gain):
+    """`pol` with every softmax weight multiplied by `gain`: an inverse temperature, >1 plays
+    the policy's favourite moves more often (the search's `playout_gain`).  The tables are
+    shared, not copied; the uniform policy has no weights and stays as it is."""
+    theta = pol.theta * gain
+    return pol._replace(theta=theta, etheta=np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)))
 
 
 def uniform_policy():

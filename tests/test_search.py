@@ -31,7 +31,7 @@ from engine.search import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, defa
                            select_child, unpruned_count)
 from engine.timecontrol import SAFETY_SECONDS, TimeControl
 from engine.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
-from policies import load_policy
+from policies import load_policy, policy_probabilities
 from policies.kernel import NO_REPLIES, move_scores, playout_moves, uniform_policy
 
 POLICY = uniform_policy()
@@ -1234,3 +1234,23 @@ def test_a_refused_prior_keeps_the_one_in_use(tmp_path):
     engine.game.reset(13)   # a new board size reloads the prior for that size
     assert engine.prior_weights == "handcrafted"
     np.testing.assert_array_equal(engine.prior.theta, load_policy("handcrafted", 13).theta)
+
+
+def test_playout_gain_sharpens_the_playouts_and_leaves_the_prior_alone():
+    """playout_gain multiplies the playout softmax's weights (an inverse temperature): above 1
+    the favourite moves get likelier, 0 makes every candidate alike; H keeps the weights as
+    loaded, and the gain survives a change of board size."""
+    engine = Engine(9, 7.0, Settings(playouts=20, seed=1), weights="handcrafted", prior="playout")
+    loaded = load_policy("handcrafted", 9)
+    board = engine.game.board
+    probs = {}
+    for gain in (0.0, 1.0, 2.0):
+        engine.set_param("playout_gain", gain)
+        np.testing.assert_allclose(engine.policy.theta, gain * loaded.theta)
+        np.testing.assert_array_equal(engine.prior.theta, loaded.theta)
+        probs[gain] = policy_probabilities(board, BLACK, engine.policy)
+    candidates = probs[1.0] > 0
+    assert np.allclose(probs[0.0][candidates], 1.0 / candidates.sum())
+    assert probs[2.0].max() > probs[1.0].max() > probs[0.0].max()
+    engine.game.reset(13)
+    np.testing.assert_allclose(engine.policy.theta, 2.0 * load_policy("handcrafted", 13).theta)

@@ -74,13 +74,15 @@ PARAMS = (
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),
     ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
+    ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
+                        "end (Fuego's weighted updates: 1; 0: all alike)"),
     ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
                           "favourite moves more often); applied when the engine loads the policy"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_PLAYOUT_GAIN) = range(len(PARAMS))
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN) = range(len(PARAMS))
 
 
 def default_params():
@@ -225,7 +227,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
     no_exclusion = np.zeros(board_points, np.int8)
     max_depth = 4 * board_points + 64
     path = np.empty(max_depth + 1, np.int32)
-    first_play = np.zeros(board_points, np.int8)  # RAVE: colour that first played each point
+    first_play = np.zeros(board_points, np.int32)  # RAVE: index + 1 of each point's first play
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params[P_LGR] > 0.0
@@ -288,7 +290,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
                 tree.owned[1, p] += 1
         if params[P_RAVE] > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
-                         first_play)
+                         first_play, params[P_RAVE_DECAY])
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
     return count
@@ -312,26 +314,33 @@ def _update_replies(replies, moves_played, n_moves, to_play, black_result):
 
 
 @njit(cache=True)
-def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play):
+def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play,
+                 decay):
     """All-moves-as-first: each child of a path node whose move was played first (on its
     point, after that node, in the tree or in the playout) by the player to move there shares
     in the result.  Walking the moves backwards and overwriting leaves, at each node, the
-    earliest later play per point.  Colours alternate along moves_played (passes included)."""
+    earliest later play per point (`first_play`: its index + 1, 0 for none; colours alternate
+    along moves_played, passes included).  With `decay` d an update weighs 1 + d at the node's
+    own move and falls linearly to 1 - d at the simulation's last (Fuego's weighted RAVE
+    updates, d = 1): a move played soon after the node says more about it than one played
+    when the board has changed."""
     first_play[:] = 0
     for j in range(n_moves - 1, depth - 1, -1):  # the playout: no tree nodes, only plays
         m = moves_played[j]
         if m != PASS:
-            first_play[m] = to_play if j % 2 == 0 else 3 - to_play
+            first_play[m] = j + 1
     for i in range(depth - 1, -1, -1):
-        c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
         m = moves_played[i]
         if m != PASS:
-            first_play[m] = c
+            first_play[m] = i + 1
         node = path[i]
-        result = black_result if c == BLACK else 1.0 - black_result
+        result = black_result if i % 2 == (0 if to_play == BLACK else 1) else 1.0 - black_result
+        span = max(n_moves - 1 - i, 1)
         first = tree.child_start[node]
         for k in range(first, first + tree.n_child[node]):
             m = tree.move[k]
-            if m != PASS and first_play[m] == c:
-                tree.rave_n[k] += 1.0
-                tree.rave_w[k] += result
+            if m == PASS or first_play[m] == 0 or (first_play[m] - 1 - i) % 2 != 0:
+                continue  # not played later, or played first by the other colour
+            w = 1.0 + decay * (1.0 - 2.0 * (first_play[m] - 1 - i) / span)
+            tree.rave_n[k] += w
+            tree.rave_w[k] += w * result

@@ -30,7 +30,7 @@ from engine.rng import make_rng
 from engine.search import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, default_params, expand, run,
                            select_child, unpruned_count)
 from engine.timecontrol import SAFETY_SECONDS, TimeControl
-from engine.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
+from engine.tree import T_FULL, T_NODES, allocate, best_child, find_child, new_tree, reuse
 from policies import load_policy, policy_probabilities
 from policies.kernel import NO_REPLIES, move_scores, playout_moves, uniform_policy
 
@@ -1254,3 +1254,23 @@ def test_playout_gain_sharpens_the_playouts_and_leaves_the_prior_alone():
     assert probs[2.0].max() > probs[1.0].max() > probs[0.0].max()
     engine.game.reset(13)
     np.testing.assert_allclose(engine.policy.theta, 2.0 * load_policy("handcrafted", 13).theta)
+
+
+def test_rave_updates_weigh_early_plays_more_with_rave_decay():
+    """AMAF credits the root's children whose point the root's player played first later in
+    the simulation; with rave_decay d the credit falls from 1 + d at the root's own move to
+    1 - d at the simulation's last, and a point the opponent took first earns nothing."""
+    a, b, c, d = 10, 11, 12, 13
+    moves = np.array([a, b, c, b, d], np.int32)   # Black a, c, d; White b (twice)
+    for decay, expected in ((0.0, [1.0, 0.0, 1.0, 1.0]), (1.0, [2.0, 0.0, 1.0, 0.0]),
+                            (0.5, [1.5, 0.0, 1.0, 0.5])):
+        tree = new_tree(16, 81)
+        start = allocate(tree, 4)
+        tree.child_start[0], tree.n_child[0] = start, 4
+        tree.move[start:start + 4] = (a, b, c, d)
+        path = np.zeros(8, np.int32)
+        path[1] = start                            # the tree part: Black's a
+        search._update_rave(tree, path, 1, moves, len(moves), BLACK, 0.25,
+                            np.zeros(81, np.int32), decay)
+        np.testing.assert_allclose(tree.rave_n[start:start + 4], expected)
+        np.testing.assert_allclose(tree.rave_w[start:start + 4], 0.25 * np.array(expected))

@@ -335,12 +335,12 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
             first_play[m] = i + 1
         node = path[i]
         result = black_result if i % 2 == (0 if to_play == BLACK else 1) else 1.0 - black_result
-        span = max(n_moves - 1 - i, 1)
+        slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
         first = tree.child_start[node]
         for k in range(first, first + tree.n_child[node]):
             m = tree.move[k]
             if m == PASS or first_play[m] == 0 or (first_play[m] - 1 - i) % 2 != 0:
                 continue  # not played later, or played first by the other colour
-            w = 1.0 + decay * (1.0 - 2.0 * (first_play[m] - 1 - i) / span)
+            w = 1.0 + decay - slope * (first_play[m] - 1 - i)
             tree.rave_n[k] += w
             tree.rave_w[k] += w * result

@@ -453,9 +453,10 @@ def test_rave_credits_the_moves_of_the_playout(seed):
     """One simulation from the root with expansion off: the root's first child (by H, chosen
     deterministically with prune_visits 0) is played, then a playout.  Each root child whose
     point was first played (tree move or playout move) by the root's player gets one AMAF game
-    with the result; no other child does.  The playout is replayed from the same rng state."""
+    with the result (unweighted: rave_decay 0); no other child does.  The playout is replayed
+    from the same rng state."""
     board = board_from_ascii(EYES)
-    p = params(rave=1.0, prior_visits=0.0, prune_visits=0.0, expand_visits=1e9)
+    p = params(rave=1.0, prior_visits=0.0, prune_visits=0.0, expand_visits=1e9, rave_decay=0.0)
     tree = new_tree(256, POINTS)
     run(tree, board, BLACK, POLICY, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
     first, n = int(tree.child_start[0]), int(tree.n_child[0])

@@ -13,8 +13,8 @@ al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
   (UCT plus progressive bias); unvisited eligible children come first, in
   order of H;
 - with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
-  β = ñ / (n + ñ + n·ñ/equiv); a simulation's AMAF update counts more for a move played
-  soon after the node than for one played near the simulation's end (`rave_decay`).
+  β = ñ / (n + ñ + n·ñ/equiv); with `rave_decay` a simulation's AMAF update counts more for
+  a move played soon after the node than for one played near the simulation's end.
 
 With `score_weight` w > 0 a simulation's result is (1 − w)·win + w·(1 + m)/2, m its margin
 over `score_scale` clipped to [−1, 1] (Pachi's val_scale), so that the search prefers safer
@@ -55,9 +55,10 @@ from .tree import allocate, reset_node
 # prune_visits 100 (a longer soft start, children sampled by the prior): 73.2% of 200 games
 # against 72.1% of 120 for 30 with the GnuGo-trained prior (session 8), 58.8% against 59.2%
 # with the playout policy's H (session 7): a wash both times; 100 is the setting measured most.
-# rave_decay 1 (Fuego's weighted RAVE updates): 75.8% of its first 120 games against GnuGo 10,
-# against 73.2% of 200 for plain AMAF updates and 66-74% for every other knob tried in
-# session 9 (BENCHMARKS.md).
+# rave_decay (Fuego's weighted RAVE updates) stays off: 76.2% of its first 160 games against
+# GnuGo 10, then 65% of 120 once it was the default; 71.4% of 280 in all against 73.2% of 200
+# for plain AMAF updates (session 9).  Neither it nor any other knob of session 9 moved the
+# engine beyond the noise.
 PARAMS = (
     ("uct_c", 0.1, "UCT exploration constant C"),
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
@@ -78,7 +79,7 @@ PARAMS = (
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),
     ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
-    ("rave_decay", 1.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
+    ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
                         "end (Fuego's weighted updates: 1; 0: all alike)"),
     ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
                           "favourite moves more often); applied when the engine loads the policy"),

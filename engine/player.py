@@ -128,11 +128,14 @@ class Engine:
         self.prior_weights, self._prior_size = spec, size
         self._threads = []
 
+    def _follow_board_size(self):
+        if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
+            self.load_weights(self.weights)      # (which reloads the prior too)
+
     @property
     def policy(self):
         """The playout policy: the loaded weights times the `playout_gain` parameter."""
-        if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
-            self.load_weights(self.weights)
+        self._follow_board_size()
         gain = float(self.settings.params[search.P_PLAYOUT_GAIN])
         if self._gained is None or self._gained[0] != gain:
             self._gained = (gain, self._policy if gain == 1.0 else with_gain(self._policy, gain))
@@ -142,8 +145,7 @@ class Engine:
     def prior(self):
         """The policy whose move scores are the tree's H (the playout policy's own weights, not
         their gain, when no separate prior is loaded: the gain tunes the playouts alone)."""
-        if self._policy_size != self.game.size:  # first: a board-size change reloads both
-            self.load_weights(self.weights)
+        self._follow_board_size()
         return self._policy if self._prior is None else self._prior
 
     # -- parameters ------------------------------------------------------------------------

@@ -335,17 +335,20 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
         if m != PASS:
             first_play[m] = j + 1
     for i in range(depth - 1, -1, -1):
+        c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
         m = moves_played[i]
         if m != PASS:
             first_play[m] = i + 1
         node = path[i]
-        result = black_result if i % 2 == (0 if to_play == BLACK else 1) else 1.0 - black_result
+        result = black_result if c == BLACK else 1.0 - black_result
         slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
         first = tree.child_start[node]
         for k in range(first, first + tree.n_child[node]):
             m = tree.move[k]
-            if m == PASS or first_play[m] == 0 or (first_play[m] - 1 - i) % 2 != 0:
-                continue  # not played later, or played first by the other colour
-            w = 1.0 + decay - slope * (first_play[m] - 1 - i)
-            tree.rave_n[k] += w
-            tree.rave_w[k] += w * result
+            if m == PASS or first_play[m] == 0:
+                continue
+            later = first_play[m] - 1 - i  # plies from the node's move to the point's first play
+            if later % 2 == 0:             # an even distance: played first by c
+                w = 1.0 + decay - slope * later
+                tree.rave_n[k] += w
+                tree.rave_w[k] += w * result

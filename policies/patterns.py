@@ -6,8 +6,8 @@ can afford a wider look: the colours of every point within Manhattan distance `r
 move (12 points for radius 2, 24 for radius 3), relative to the mover (empty, own, opponent,
 off the board), as one code canonicalised under the 8 symmetries of the square (the smallest
 of the 8 readings).  As in Stern et al. and CrazyStone, such a pattern's weight is learnt from
-a strong player's moves (policies/train/patterns.py), on top of a base policy's scores; the weights live in the
-weight file beside the base policy's (policies/weights.py, "patterns").
+a strong player's moves (policies/train/patterns.py), on top of a base policy's scores; the
+weights live in the weight file beside the base policy's (policies/weights.py, "patterns").
 
 A policy carries its patterns as two arrays, sorted codes and their weights (`pat_keys`,
 `pat_vals` of policies/kernel.Policy); `add_scores` adds them to the base policy's H.

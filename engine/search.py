@@ -29,7 +29,7 @@ With `playout_ladders` on, the playouts too set aside escapes into working ladde
 
 H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
 expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
-lack.  The prior may be the playout policy itself or another one (a softmax trained to
+lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be the playout policy itself or another one (a softmax trained to
 predict a strong player's moves, `--prior`): the playouts want balance, the tree wants the
 best move first.  Every constant is a named entry of `PARAMS`, settable
 from the command line and GTP.  The loop runs in batches called from Python
@@ -83,11 +83,13 @@ PARAMS = (
                         "end (Fuego's weighted updates: 1; 0: all alike)"),
     ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
                           "favourite moves more often); applied when the engine loads the policy"),
+    ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
+                         "besides ataris (0: ladders only)"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN) = range(len(PARAMS))
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS) = range(len(PARAMS))
 
 
 def default_params():
@@ -131,7 +133,8 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     h = np.empty(count)
     for i in range(count):
         h[i] = scores[moves[i]]
-    ladder_adjust(b, c, moves, count, h, params[P_LADDER_ESCAPE], params[P_LADDER_CAPTURE])
+    ladder_adjust(b, c, moves, count, h, params[P_LADDER_ESCAPE], params[P_LADDER_CAPTURE],
+                  int(params[P_LADDER_NETS]))
     order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0

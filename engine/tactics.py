@@ -51,15 +51,39 @@ def chain_liberties(b, p, out):
     return n
 
 
-MAX_CANDIDATES = 8  # a defender's escapes: extend, or capture one of the chasers in atari
+MAX_CANDIDATES = 8  # moves read at one node (a defender's: extend, or capture a chaser in atari)
 OPEN = 2            # _candidates: the position needs reading (its moves are in the row)
 
 
 @njit(cache=True)
-def _candidates(b, p, att, attacker_to_move, depth, budget, row):
+def _add_nets(b, libs, att, row):
+    """Append to `row` the attacker's net moves against a chain with liberties libs[0:2]: the
+    empty points next to a liberty (a loose move that keeps the chain from running, geta),
+    those next to both liberties first.  Stored as -(point + 1), to tell them from ataris."""
+    w = b.meta[M_WIDTH]
+    for both in (True, False):
+        for q in (libs[0] - 1, libs[0] + 1, libs[0] - w, libs[0] + w,
+                  libs[1] - 1, libs[1] + 1, libs[1] - w, libs[1] + w):
+            if row[0] == MAX_CANDIDATES or b.color[q] != EMPTY or q == libs[0] or q == libs[1]:
+                continue
+            next_to_both = ((abs(q - libs[0]) == 1 or abs(q - libs[0]) == w)
+                            and (abs(q - libs[1]) == 1 or abs(q - libs[1]) == w))
+            if next_to_both != both:
+                continue
+            known = False
+            for k in range(1, row[0] + 1):
+                known = known or row[k] == -(q + 1)
+            if not known and is_legal(b, q, att):
+                row[0] += 1
+                row[row[0]] = -(q + 1)
+
+
+@njit(cache=True)
+def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone):
     """The moves to read at this node into `row`, or the node's value when it has none:
     1 the chain at `p` is (or will at once be) captured, 0 it escapes, OPEN otherwise (row[0]
-    then holds the number of moves, row[1:] the moves)."""
+    then holds the number of moves, row[1:] the moves).  The attacker may still play `nets`
+    net moves in this line; `net_stone` is the net just played (the defender to move), or -1."""
     defender = 3 - att
     if b.color[p] != defender:
         return 1
@@ -76,14 +100,22 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row):
             if is_legal(b, libs[i], att):
                 row[0] += 1
                 row[row[0]] = libs[i]
+        if nets > 0:
+            _add_nets(b, libs, att, row)
         return OPEN if row[0] > 0 else 0
-    if n >= 2:
+    if net_stone >= 0:
+        # After a net the chain has two liberties: it runs at either, and a net stone the
+        # defender can take at once (in atari) holds nothing.
+        if n >= 3 or b.libs[b.head[net_stone]] < 2:
+            return 0
+    elif n >= 2:
         return 0   # not in atari: the attacker's move did not hold it (a chaser was captured)
     if depth <= 0 or budget[0] <= 0:
         return 0
-    if is_legal(b, libs[0], defender):
-        row[0] = 1
-        row[1] = libs[0]
+    for i in range(n):
+        if is_legal(b, libs[i], defender):
+            row[0] += 1
+            row[row[0]] = libs[i]
     w = b.meta[M_WIDTH]
     one = np.empty(1, np.int32)
     h = b.head[p]
@@ -105,24 +137,27 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row):
 
 
 @njit(cache=True)
-def capturable(b, p, att, attacker_to_move):
-    """Can `att` capture the chain at `p` by ataris alone (ladder reading within the budget)?"""
-    return _read(b, p, att, attacker_to_move, [b])
+def capturable(b, p, att, attacker_to_move, nets=0):
+    """Can `att` capture the chain at `p` by ataris, with at most `nets` net moves among them
+    (reading within the budget)?"""
+    return _read(b, p, att, attacker_to_move, nets, [b])
 
 
 @njit(cache=True)
-def _read(b, p, att, attacker_to_move, copies):
+def _read(b, p, att, attacker_to_move, nets, copies):
     """`capturable`, with `copies` the board copies of the frames below the first, kept from
     one reading to the next (copies[0] stands for b and is never written).
 
     A depth-first AND/OR search with an explicit stack (numba's cache does not hold recursive
     functions): at the attacker's nodes one capturing move suffices, at the defender's every
     escape must fail.  Frame d holds a board (b itself at d = 0, which is only read), its
-    moves and the next one to try."""
+    moves, the next one to try and the net moves the attacker has left."""
     budget = np.array([READ_BUDGET], np.int64)
     moves = np.zeros((READ_DEPTH + 1, MAX_CANDIDATES + 1), np.int32)
     tried = np.zeros(READ_DEPTH + 1, np.int32)
-    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0])
+    nets_left = np.zeros(READ_DEPTH + 1, np.int32)
+    nets_left[0] = nets
+    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0], nets, -1)
     if value != OPEN:
         return value == 1
     d = 0
@@ -134,9 +169,15 @@ def _read(b, p, att, attacker_to_move, copies):
                 copies.append(copy_board(b))
             child = copies[d + 1]
             copy_into(child, b if d == 0 else copies[d])
-            play(child, moves[d, tried[d]], att if attacker_here else 3 - att)
+            m = moves[d, tried[d]]
+            net = -1
+            if m < 0:   # a net move (_add_nets)
+                m = -m - 1
+                net = m
+            play(child, m, att if attacker_here else 3 - att)
+            nets_left[d + 1] = nets_left[d] - (1 if net >= 0 else 0)
             value = _candidates(child, p, att, not attacker_here, READ_DEPTH - d - 1, budget,
-                                moves[d + 1])
+                                moves[d + 1], nets_left[d + 1], net)
             if value == OPEN:
                 d += 1
                 tried[d] = 0
@@ -156,8 +197,9 @@ def _read(b, p, att, attacker_to_move, copies):
 
 
 @njit(cache=True)
-def ladder_adjust(b, c, moves, count, h, escape, capture):
-    """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the ladder readings above."""
+def ladder_adjust(b, c, moves, count, h, escape, capture, nets):
+    """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the readings above (with up to
+    `nets` net moves in a line)."""
     if escape == 0.0 and capture == 0.0:
         return
     w = b.meta[M_WIDTH]
@@ -184,12 +226,12 @@ def ladder_adjust(b, c, moves, count, h, escape, capture):
             scratch = True
         play(after, m, c)
         if (save and escape != 0.0 and after.libs[after.head[m]] == 2
-                and _read(after, m, o, True, copies)):
+                and _read(after, m, o, True, nets, copies)):
             h[i] -= escape
         if attack and capture != 0.0:
             for q in (m - 1, m + 1, m - w, m + w):
                 if (after.color[q] == o and after.libs[after.head[q]] == 1
-                        and _read(after, q, c, False, copies)):
+                        and _read(after, q, c, False, nets, copies)):
                     h[i] += capture
                     break
 

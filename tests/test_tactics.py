@@ -1,7 +1,8 @@
 """Ladder reading (engine/tactics.py) on hand-made positions: a ladder to the edge is read as a
-capture, a ladder breaker or a capturable chaser saves the chain, and the tree's priors of
-expanded nodes move by `ladder_escape` / `ladder_capture` exactly for the moves read so, and
-playouts that read ladders (`playout_ladders`) set such escapes aside."""
+capture, a ladder breaker or a capturable chaser saves the chain, a net (geta) catches what
+ataris alone do not, and the tree's priors of expanded nodes move by `ladder_escape` /
+`ladder_capture` exactly for the moves read so, and playouts that read ladders
+(`playout_ladders`) set such escapes aside."""
 import numpy as np
 import pytest
 
@@ -35,7 +36,7 @@ def at(vertex):
 
 
 def with_stones(text, **extra):
-    """LADDER with extra stones: vertex=colour letter."""
+    """The fixture `text` with extra stones: vertex=colour letter."""
     rows = [line.split() for line in text.strip().splitlines()]
     for vertex, colour in extra.items():
         col = "ABCDEFGHJ".index(vertex[0])
@@ -83,6 +84,34 @@ def test_two_liberties_with_the_move_or_three_are_not_read_as_capturable():
     assert not capturable(board, at("C3"), WHITE, True)    # three liberties
 
 
+# Black D4 (two liberties, D5 and E4) in White's wall C4-C6, D3; Black F6 breaks the ladders.
+# White E4, Black D5 (liberties D6, E5), then the net E6 catches it: Black D6 leaves D7 alone
+# (atari at D7, then E5 is taken at F5), Black E5 leaves D6 and F5 (F5, then D6 is alone).
+NET = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . O . . X . . .
+    . . O . . . . . .
+    . . O X . . . . .
+    . . . O . . . . .
+    . . . . . . . . .
+    . . . . . . . . ."""
+
+
+def test_a_net_catches_what_the_ladder_does_not():
+    board = board_from_ascii(NET)
+    assert not capturable(board, at("D4"), WHITE, True, 0)   # ataris alone: F6 breaks them
+    assert capturable(board, at("D4"), WHITE, True, 1)
+    assert capturable(board, at("D4"), WHITE, True, 2)
+
+
+@pytest.mark.parametrize("helper", ["D7", "E7", "G5"])
+def test_a_stone_that_breaks_the_net_lets_the_chain_escape(helper):
+    # D7 or E7: Black D6 (or E6's neighbour) connects out; G5: White's F5 is in atari, taken.
+    assert not capturable(with_stones(NET, **{helper: "X"}), at("D4"), WHITE, True, 1)
+
+
 def children_priors(board, colour, **values):
     p = default_params()
     for name, value in values.items():
@@ -108,6 +137,19 @@ def test_expand_lowers_the_escape_into_a_ladder_and_only_that():
     off = children_priors(broken, BLACK, ladder_escape=0.0, ladder_capture=0.0)
     on = children_priors(broken, BLACK, ladder_escape=2.5, ladder_capture=0.0)
     assert on == off
+
+
+def test_expand_lowers_the_escape_into_a_net_only_with_ladder_nets():
+    # NET with White's atari at E4 played: Black D5 runs into the net.
+    board = with_stones(NET, E4="O")
+    off = children_priors(board, BLACK, ladder_escape=0.0, ladder_capture=0.0)
+    ladders = children_priors(board, BLACK, ladder_escape=2.5, ladder_capture=0.0)
+    assert ladders == off
+    nets = children_priors(board, BLACK, ladder_escape=2.5, ladder_capture=0.0, ladder_nets=1)
+    shift = {m: nets[m] - off[m] for m in off}
+    others = {round(v, 9) for m, v in shift.items() if m != at("D5")}
+    assert len(others) == 1
+    assert shift[at("D5")] == pytest.approx(others.pop() - 2.5)
 
 
 def test_expand_raises_the_atari_that_captures_by_ladder():

@@ -1,4 +1,5 @@
-"""Ladder reading for the tree: can a chain of one or two liberties be captured by ataris?
+"""Ladder reading for the tree: can a chain of one or two liberties be captured by ataris
+(and, when asked, a few net moves)?
 
 The playouts do not read ladders, so a simulation after an escape from atari into a working
 ladder rarely plays the ladder out, and the tree likes the escape; GnuGo reads it and wins
@@ -7,8 +8,8 @@ in a quarter of its losses).  The tree therefore asks this module once per expan
 (engine/search.expand), for the few moves next to a chain of one or two liberties:
 
 - a move that leaves its own chain with two liberties that the opponent captures by
-  successive ataris (a ladder, or a capture of the chaser that does not help) has its H
-  lowered by `ladder_escape`;
+  successive ataris (a ladder, or a capture of the chaser that does not help), with up to
+  `ladder_nets` net moves among them, has its H lowered by `ladder_escape`;
 - an atari on a two-liberty chain that cannot escape has its H raised by `ladder_capture`.
 
 The playouts may ask it too (`escape_is_caught`, search parameter `playout_ladders`): a drawn
@@ -16,8 +17,10 @@ escape from atari into a working ladder is then set aside and another move drawn
 and Fuego's playouts do.
 
 The reading is a small depth-first search on board copies (an explicit stack): the attacker
-tries both ataris, the defender extends or captures an attacking chain in atari next to its
-own.  Past a node budget or a depth the chain counts as escaping, so an unread case changes
+tries both ataris and, while its allowance of nets lasts, the loose moves next to the two
+liberties (a net, geta: the chain keeps two liberties but cannot run, as GnuGo's reading
+finds); the defender extends (at either liberty after a net) or captures an attacking chain
+in atari next to its own.  A net stone the defender could capture at once counts as no net.  Past a node budget or a depth the chain counts as escaping, so an unread case changes
 nothing.
 """
 import numpy as np

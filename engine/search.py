@@ -29,11 +29,11 @@ With `playout_ladders` on, the playouts too set aside escapes into working ladde
 
 H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
 expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
-lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be the playout policy itself or another one (a softmax trained to
-predict a strong player's moves, `--prior`): the playouts want balance, the tree wants the
-best move first.  Every constant is a named entry of `PARAMS`, settable
-from the command line and GTP.  The loop runs in batches called from Python
-(engine/player.py), which watches the clock between them.
+lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be
+the playout policy itself or another one (a softmax trained to predict a strong player's
+moves, `--prior`): the playouts want balance, the tree wants the best move first.  Every
+constant is a named entry of `PARAMS`, settable from the command line and GTP.  The loop runs
+in batches called from Python (engine/player.py), which watches the clock between them.
 """
 import numpy as np
 from numba import njit

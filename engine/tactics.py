@@ -20,7 +20,8 @@ The reading is a small depth-first search on board copies (an explicit stack): t
 tries both ataris and, while its allowance of nets lasts, the loose moves next to the two
 liberties (a net, geta: the chain keeps two liberties but cannot run, as GnuGo's reading
 finds); the defender extends (at either liberty after a net) or captures an attacking chain
-in atari next to its own.  A net stone the defender could capture at once counts as no net.  Past a node budget or a depth the chain counts as escaping, so an unread case changes
+in atari next to its own.  A net stone the defender could capture at once counts as no net.
+Past a node budget or a depth the chain counts as escaping, so an unread case changes
 nothing.
 """
 import numpy as np
@@ -58,25 +59,27 @@ MAX_CANDIDATES = 8  # moves read at one node (a defender's: extend, or capture a
 OPEN = 2            # _candidates: the position needs reading (its moves are in the row)
 
 
+@njit(cache=True, inline='always')
+def _next_to(q, r, w):
+    return abs(q - r) == 1 or abs(q - r) == w
+
+
 @njit(cache=True)
 def _add_nets(b, libs, att, row):
     """Append to `row` the attacker's net moves against a chain with liberties libs[0:2]: the
     empty points next to a liberty (a loose move that keeps the chain from running, geta),
     those next to both liberties first.  Stored as -(point + 1), to tell them from ataris."""
     w = b.meta[M_WIDTH]
+    a, z = libs[0], libs[1]
+    # First the points next to both liberties (each is one of a's neighbours), then those next
+    # to one only (each appears once among the eight): no point is listed twice.
+    around = (a - 1, a + 1, a - w, a + w, z - 1, z + 1, z - w, z + w)
     for both in (True, False):
-        for q in (libs[0] - 1, libs[0] + 1, libs[0] - w, libs[0] + w,
-                  libs[1] - 1, libs[1] + 1, libs[1] - w, libs[1] + w):
-            if row[0] == MAX_CANDIDATES or b.color[q] != EMPTY or q == libs[0] or q == libs[1]:
-                continue
-            next_to_both = ((abs(q - libs[0]) == 1 or abs(q - libs[0]) == w)
-                            and (abs(q - libs[1]) == 1 or abs(q - libs[1]) == w))
-            if next_to_both != both:
-                continue
-            known = False
-            for k in range(1, row[0] + 1):
-                known = known or row[k] == -(q + 1)
-            if not known and is_legal(b, q, att):
+        for k in range(4 if both else 8):
+            q = around[k]
+            if (row[0] < MAX_CANDIDATES and b.color[q] == EMPTY and q != a and q != z
+                    and (_next_to(q, a, w) and _next_to(q, z, w)) == both
+                    and is_legal(b, q, att)):
                 row[0] += 1
                 row[row[0]] = -(q + 1)
 

@@ -25,7 +25,9 @@ With `lgr` on, the playouts answer the previous move with its last good reply
 winner (tree part and playout) becomes its colour's stored reply to the move
 before it, and the loser's moves are forgotten as replies.
 
-With `playout_ladders` on, the playouts too set aside escapes into working ladders.
+With `playout_ladders` on, the playouts too set aside escapes into working ladders; with
+`playout_fights` p, a playout move answers the last move's atari or two-liberty fight with
+probability p (engine/fights.py).
 
 H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
 expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
@@ -85,11 +87,14 @@ PARAMS = (
                           "favourite moves more often); applied when the engine loads the policy"),
     ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
                          "besides ataris (0: ladders only)"),
+    ("playout_fights", 0.0, "probability that a playout move answers the last move's fight "
+                            "(chains next to it in atari or with two liberties) before drawing"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS) = range(len(PARAMS))
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS,
+ P_PLAYOUT_FIGHTS) = range(len(PARAMS))
 
 
 def default_params():
@@ -239,7 +244,9 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params[P_LGR] > 0.0
-    reading = params[P_PLAYOUT_LADDERS] > 0.0
+    ladders = params[P_PLAYOUT_LADDERS] > 0.0
+    fights = params[P_PLAYOUT_FIGHTS]
+    reading = ladders or fights > 0.0
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
@@ -274,7 +281,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
             before = work.meta[M_MOVES]
             if reading:
                 score = playout_moves_reading(work, c, rng, owner, pol, moves_played[depth:],
-                                              replies, scratch)
+                                              replies, ladders, fights, scratch)
             else:
                 score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
             n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])

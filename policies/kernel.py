@@ -24,8 +24,8 @@ accumulating psi = grad log pi for the trainers):
 - `playout_moves(b, c, rng, owner, pol, moves, replies)` the same, recording the moves played
   (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
   and answering with the search's last good replies (`replies`, engine/playout.py;
-  NO_REPLIES for none); `playout_moves_reading` also sets aside escapes into ladders (the
-  search's `playout_ladders`);
+  NO_REPLIES for none); `playout_moves_reading` also reads: it sets aside escapes into ladders
+  and answers the last move's local fights (the search's `playout_ladders`, `playout_fights`);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order):
   the softmax's, plus the weight of the move's large pattern if the policy has
@@ -93,16 +93,19 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
     if pol.kind == UNIFORM:
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, False, b)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, False, 0.0, b)
 
 
 @njit(cache=True, nogil=True)
-def playout_moves_reading(b, c, rng, owner, pol, moves, replies, scratch):
-    """`playout_moves` whose softmax playouts set aside escapes into working ladders (read on
-    `scratch`, a board of b's size; softmax.run_playout).  The search's `playout_ladders`."""
+def playout_moves_reading(b, c, rng, owner, pol, moves, replies, ladders, fights, scratch):
+    """`playout_moves` whose softmax playouts, with `ladders`, set aside escapes into working
+    ladders (read on `scratch`, a board of b's size) and, with probability `fights`, answer the
+    last move's local fight (softmax.run_playout).  The search's `playout_ladders` and
+    `playout_fights`."""
     if pol.kind == UNIFORM:
         return playout_moves(b, c, rng, owner, pol, moves, replies)
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, True, scratch)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, ladders, fights,
+                       scratch)
 
 
 @njit(cache=True, nogil=True)
@@ -116,7 +119,7 @@ def playout_with_grad(b, c, rng, owner, pol, grad):
     grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
     (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
     return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32),
-                       False, b)
+                       False, 0.0, b)
 
 
 @njit(cache=True, nogil=True)

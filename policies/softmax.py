@@ -26,6 +26,7 @@ from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_N
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
 from engine.playout import move_cap, stored_reply
 from engine.rng import rand_float
+from engine.fights import MAX_REPLIES, fight_reply
 from engine.tactics import escape_is_caught
 
 from .nrt import borrow, borrowed_board
@@ -428,7 +429,7 @@ def _set_aside(p, c, n, w, wt, fac, ctx, rowof, rowflag, rowadj, rows, misc, tot
 
 
 @njit(cache=True, nogil=True)
-def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
+def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, fights, scratch):
     """Play `b` out with the softmax policy from c to move (two passes or move_cap), return the
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
@@ -437,7 +438,9 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
     played without a draw; trainers pass a table without columns, as psi assumes draws.
     With `ladders` (search only: psi assumes plain draws) a drawn escape into a working ladder
     (engine/tactics.escape_is_caught, read on `scratch`, a board of b's size) is set aside
-    for this move and another drawn, up to LADDER_REDRAWS times."""
+    for this move and another drawn, up to LADDER_REDRAWS times.  With `fights` p > 0 (search
+    only, like `ladders`), each move is with probability p an answer to the last move's local
+    fight (engine/fights.py) when there is one the policy would play, before any stored reply."""
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
@@ -476,13 +479,18 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, scratch):
     want_grad = grad.shape[1] > 0
     replies = borrow(replies)
     nrec = moves.shape[0]
+    answers = np.empty(MAX_REPLIES, np.int32)
     cap = move_cap(b)
     t = 0
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
         total = _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3, misc, c)
         p = PASS
         if total > 0.0:
-            p = stored_reply(replies, meta, c)
+            p = -1
+            if fights > 0.0 and rand_float(rng) < fights:
+                p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
+            if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
+                p = stored_reply(replies, meta, c)
             if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
                 p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
                 redraws = 0

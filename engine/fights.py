@@ -21,6 +21,13 @@ plays its answer instead of drawing.  The answers, by urgency:
 One answer is drawn uniformly among those of the most urgent kind the position offers; the
 caller checks that its policy would play it (legal, not filling an own eye, not a ko point).
 Liberties are counted without the captures a move might make: a small, cheap reading.
+
+Nakade (`nakade_reply`, search parameter `playout_nakade`, as Pachi's playouts): when the last
+move was played inside a small space the mover encloses (at most NAKADE_MAX points, empty or
+the opponent's, bounded by the mover's stones and the edge), the mover takes the space's vital
+point, the empty point with the most neighbours in the space when exactly one has that many
+(two or more): in a straight or bent three, a pyramid four, a bulky or crossed five, a rabbity
+six, the point that decides between one eye and two.
 """
 import numpy as np
 from numba import njit
@@ -29,6 +36,7 @@ from .board import EMPTY, M_LAST, M_WIDTH, next_stamp
 from .rng import rand_below
 
 MAX_REPLIES = 32   # answers gathered at most (a move touches four chains, each of few liberties)
+NAKADE_MAX = 6     # largest space with a vital point (rabbity six)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -195,3 +203,45 @@ def fight_reply(color, head, libs, nxt, mark, meta, c, rng, out):
     if n == 0:
         return -1
     return out[rand_below(rng, n)]
+
+
+@njit(cache=True, nogil=True)
+def nakade_reply(color, meta, mark, c, space):
+    """The vital point of the small space c encloses around the last move (module docstring),
+    or -1.  `space`: scratch of at least NAKADE_MAX + 1 points."""
+    last = meta[M_LAST]
+    if last < 0 or color[last] != 3 - c:
+        return -1
+    w = meta[M_WIDTH]
+    stamp = next_stamp(mark, meta)
+    mark[last] = stamp
+    space[0] = last
+    n = 1
+    i = 0
+    while i < n:   # flood fill over empty points and the opponent's stones, up to the mover's
+        s = space[i]
+        i += 1
+        for q in (s - 1, s + 1, s - w, s + w):
+            if mark[q] != stamp and (color[q] == EMPTY or color[q] == 3 - c):
+                if n == NAKADE_MAX:
+                    return -1
+                mark[q] = stamp
+                space[n] = q
+                n += 1
+    if n < 3:
+        return -1
+    best = -1
+    most = 1
+    tie = False
+    for i in range(n):
+        s = space[i]
+        if color[s] != EMPTY:
+            continue
+        k = 0
+        for q in (s - 1, s + 1, s - w, s + w):
+            k += mark[q] == stamp
+        if k > most:
+            best, most, tie = s, k, False
+        elif k == most:
+            tie = True
+    return -1 if tie else best

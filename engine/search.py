@@ -27,7 +27,8 @@ before it, and the loser's moves are forgotten as replies.
 
 With `playout_ladders` on, the playouts too set aside escapes into working ladders; with
 `playout_fights` p, a playout move answers the last move's atari or two-liberty fight with
-probability p (engine/fights.py).
+probability p, and with `playout_nakade` q takes the vital point of a small space the last
+move was played in with probability q (engine/fights.py).
 
 H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
 expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
@@ -40,7 +41,8 @@ in batches called from Python (engine/player.py), which watches the clock betwee
 import numpy as np
 from numba import njit
 
-from policies.kernel import move_scores, playout_moves, playout_moves_reading
+from policies.kernel import (NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE, move_scores,
+                             playout_moves, playout_moves_reading)
 
 from .board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                     is_eye, is_legal, play)
@@ -89,12 +91,14 @@ PARAMS = (
                          "besides ataris (0: ladders only)"),
     ("playout_fights", 0.0, "probability that a playout move answers the last move's fight "
                             "(chains next to it in atari or with two liberties) before drawing"),
+    ("playout_nakade", 0.0, "probability that a playout move takes the vital point of a small "
+                            "space (nakade) the last move was played in, before drawing"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
 (P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
  P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
  P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS,
- P_PLAYOUT_FIGHTS) = range(len(PARAMS))
+ P_PLAYOUT_FIGHTS, P_PLAYOUT_NAKADE) = range(len(PARAMS))
 
 
 def default_params():
@@ -244,9 +248,11 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params[P_LGR] > 0.0
-    ladders = params[P_PLAYOUT_LADDERS] > 0.0
-    fights = params[P_PLAYOUT_FIGHTS]
-    reading = ladders or fights > 0.0
+    rules = NO_RULES.copy()
+    rules[RULE_LADDERS] = params[P_PLAYOUT_LADDERS]
+    rules[RULE_FIGHTS] = params[P_PLAYOUT_FIGHTS]
+    rules[RULE_NAKADE] = params[P_PLAYOUT_NAKADE]
+    reading = rules.max() > 0.0
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
@@ -281,7 +287,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
             before = work.meta[M_MOVES]
             if reading:
                 score = playout_moves_reading(work, c, rng, owner, pol, moves_played[depth:],
-                                              replies, ladders, fights, scratch)
+                                              replies, rules, scratch)
             else:
                 score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
             n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])

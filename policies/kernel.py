@@ -24,8 +24,8 @@ accumulating psi = grad log pi for the trainers):
 - `playout_moves(b, c, rng, owner, pol, moves, replies)` the same, recording the moves played
   (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
   and answering with the search's last good replies (`replies`, engine/playout.py;
-  NO_REPLIES for none); `playout_moves_reading` also reads: it sets aside escapes into ladders
-  and answers the last move's local fights (the search's `playout_ladders`, `playout_fights`);
+  NO_REPLIES for none); `playout_moves_reading` also applies the search's playout rules (set
+  escapes into ladders aside, answer the last move's fight, take a nakade's vital point);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order):
   the softmax's, plus the weight of the move's large pattern if the policy has
@@ -44,7 +44,8 @@ from engine.playout import finish_uniform
 from .features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
 from .nrt import borrow, borrowed_board
 from .patterns import add_scores as add_pattern_scores, layout as pattern_layout
-from .softmax import EXCLUDED_SCORE, LOG_CLAMP, run_playout, scores  # noqa: F401
+from .softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_FIGHTS, RULE_LADDERS,  # noqa: F401
+                      RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")
@@ -93,19 +94,18 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
     if pol.kind == UNIFORM:
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, False, 0.0, b)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, NO_RULES, b)
 
 
 @njit(cache=True, nogil=True)
-def playout_moves_reading(b, c, rng, owner, pol, moves, replies, ladders, fights, scratch):
-    """`playout_moves` whose softmax playouts, with `ladders`, set aside escapes into working
-    ladders (read on `scratch`, a board of b's size) and, with probability `fights`, answer the
-    last move's local fight (softmax.run_playout).  The search's `playout_ladders` and
-    `playout_fights`."""
+def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch):
+    """`playout_moves` whose softmax playouts follow `rules` (softmax.RULE_*: set escapes into
+    working ladders aside, read on `scratch`, a board of b's size; answer the last move's fight;
+    take a nakade's vital point).  The search's `playout_ladders`, `playout_fights` and
+    `playout_nakade`."""
     if pol.kind == UNIFORM:
         return playout_moves(b, c, rng, owner, pol, moves, replies)
-    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, ladders, fights,
-                       scratch)
+    return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, rules, scratch)
 
 
 @njit(cache=True, nogil=True)
@@ -119,7 +119,7 @@ def playout_with_grad(b, c, rng, owner, pol, grad):
     grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
     (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
     return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32),
-                       False, 0.0, b)
+                       NO_RULES, b)
 
 
 @njit(cache=True, nogil=True)

@@ -26,7 +26,7 @@ from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_N
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
 from engine.playout import move_cap, stored_reply
 from engine.rng import rand_float
-from engine.fights import MAX_REPLIES, fight_reply
+from engine.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
 from engine.tactics import escape_is_caught
 
 from .nrt import borrow, borrowed_board
@@ -403,6 +403,8 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
 
 
 LADDER_REDRAWS = 3  # escapes set aside per move at most (a move rarely offers more)
+RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE = range(3)   # run_playout's `rules`
+NO_RULES = np.zeros(3)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -429,18 +431,20 @@ def _set_aside(p, c, n, w, wt, fac, ctx, rowof, rowflag, rowadj, rows, misc, tot
 
 
 @njit(cache=True, nogil=True)
-def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, fights, scratch):
+def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     """Play `b` out with the softmax policy from c to move (two passes or move_cap), return the
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
     recorded in `moves`.  The draws do not depend on either, so a seed gives the same game.
     A stored last good reply (engine/playout.py) the policy would play (positive weight) is
     played without a draw; trainers pass a table without columns, as psi assumes draws.
-    With `ladders` (search only: psi assumes plain draws) a drawn escape into a working ladder
-    (engine/tactics.escape_is_caught, read on `scratch`, a board of b's size) is set aside
-    for this move and another drawn, up to LADDER_REDRAWS times.  With `fights` p > 0 (search
-    only, like `ladders`), each move is with probability p an answer to the last move's local
-    fight (engine/fights.py) when there is one the policy would play, before any stored reply."""
+    `rules` (RULE_*: search only, as psi assumes plain draws; NO_RULES for none): with
+    RULE_LADDERS a drawn escape into a working ladder (engine/tactics.escape_is_caught, read
+    on `scratch`, a board of b's size) is set aside for this move and another drawn, up to
+    LADDER_REDRAWS times; each move is, with probability RULE_NAKADE, the vital point of a
+    small space the last move was played in, else with probability RULE_FIGHTS an answer to
+    the last move's local fight (engine/fights.py), when there is one the policy would play
+    (these come before any stored reply)."""
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)
@@ -479,7 +483,10 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, fights, sc
     want_grad = grad.shape[1] > 0
     replies = borrow(replies)
     nrec = moves.shape[0]
-    answers = np.empty(MAX_REPLIES, np.int32)
+    answers = np.empty(max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    ladders = rules[RULE_LADDERS] > 0.0
+    fights = rules[RULE_FIGHTS]
+    nakade = rules[RULE_NAKADE]
     cap = move_cap(b)
     t = 0
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
@@ -487,7 +494,9 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, ladders, fights, sc
         p = PASS
         if total > 0.0:
             p = -1
-            if fights > 0.0 and rand_float(rng) < fights:
+            if nakade > 0.0 and rand_float(rng) < nakade:
+                p = nakade_reply(color, meta, mark, c, answers)
+            if (p < 0 or wt[c - 1, p] * fac[p] <= 0.0) and fights > 0.0 and rand_float(rng) < fights:
                 p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
             if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
                 p = stored_reply(replies, meta, c)

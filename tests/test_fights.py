@@ -1,16 +1,18 @@
-"""The playouts' answers to the last move's fight (engine/fights.py) on hand-made positions:
-the working atari and the extension to three liberties in a race of two against two, the
-rescue of a chain in atari before anything else, no run into a ladder, nothing without a
-fight; and the softmax playouts that ask (`playout_fights`) play those answers."""
+"""The playouts' answers to the last move (engine/fights.py) on hand-made positions: the
+working atari and the extension to three liberties in a race of two against two, the rescue
+of a chain in atari before anything else, no run into a ladder, nothing without a fight; the
+vital point of a nakade shape and none of a living or too large space; and the softmax
+playouts that ask (`playout_fights`, `playout_nakade`) play those answers."""
 import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, copy_board, copy_into, play
 from engine.coords import format_vertex, parse_vertex
-from engine.fights import MAX_REPLIES, fight_replies
+from engine.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
 from engine.game import board_from_ascii
 from engine.rng import make_rng
-from policies.kernel import NO_REPLIES, playout_moves, playout_moves_reading
+from policies.kernel import (NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_NAKADE, playout_moves,
+                             playout_moves_reading)
 from policies.loader import default_policy_spec, load_policy
 
 # White's last move C2 leaves Black B1-C1 with two liberties (A1, D1) and White B2-C2 with
@@ -105,7 +107,14 @@ def policy():
     return load_policy(default_policy_spec(9), 9)
 
 
-def first_moves(board, pol, fights, games=200, seed=3):
+def rules(fights=0.0, nakade=0.0):
+    out = NO_RULES.copy()
+    out[RULE_FIGHTS] = fights
+    out[RULE_NAKADE] = nakade
+    return out
+
+
+def first_moves(board, pol, rule_set, games=200, seed=3):
     work = copy_board(board)
     owner = np.zeros(board.color.shape[0], np.int8)
     moves = np.zeros(1, np.int32)
@@ -113,21 +122,20 @@ def first_moves(board, pol, fights, games=200, seed=3):
     seen = set()
     for _ in range(games):
         copy_into(work, board)
-        playout_moves_reading(work, BLACK, rng, owner, pol, moves, NO_REPLIES, False, fights,
-                              work)
+        playout_moves_reading(work, BLACK, rng, owner, pol, moves, NO_REPLIES, rule_set, work)
         seen.add(format_vertex(moves[0], 9))
     return seen
 
 
 def test_playouts_that_ask_play_the_answers(policy):
     board = after(RACE, "C2")
-    assert first_moves(board, policy, 1.0) == {"D1", "D2"}
+    assert first_moves(board, policy, rules(fights=1.0)) == {"D1", "D2"}
     # Drawn from the policy alone, the first moves spread wider.
-    assert len(first_moves(board, policy, 0.0) - {"D1", "D2"}) > 3
+    assert len(first_moves(board, policy, NO_RULES) - {"D1", "D2"}) > 3
 
 
 def test_playouts_without_fights_are_the_plain_playouts(policy):
-    """`playout_fights` 0 draws nothing extra: the same seed gives the same game."""
+    """Rules at 0 draw nothing extra: the same seed gives the same game."""
     board = after(RACE, "C2")
     owner = np.zeros(board.color.shape[0], np.int8)
     games = []
@@ -136,8 +144,62 @@ def test_playouts_without_fights_are_the_plain_playouts(policy):
         moves = np.full(200, -3, np.int32)
         if reading:
             playout_moves_reading(work, BLACK, make_rng(11), owner, policy, moves, NO_REPLIES,
-                                  False, 0.0, work)
+                                  NO_RULES, work)
         else:
             playout_moves(work, BLACK, make_rng(11), owner, policy, moves, NO_REPLIES)
         games.append(moves)
     assert np.array_equal(games[0], games[1])
+
+
+# Black encloses A1-B1-C1 (a straight three) and A1-B1-C1-B2 (a pyramid four) in the corner.
+STRAIGHT_THREE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    X X X X . . . . .
+    . . . X . . . . ."""
+PYRAMID_FOUR = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . X . . . . . . .
+    X . X X . . . . .
+    . . . X . . . . ."""
+
+
+def vital(board, colour=BLACK):
+    space = np.zeros(NAKADE_MAX + 1, np.int32)
+    p = nakade_reply(board.color, board.meta, board.mark, colour, space)
+    return None if p < 0 else format_vertex(p, 9)
+
+
+def test_the_vital_point_of_a_nakade_shape():
+    assert vital(after(STRAIGHT_THREE, "A1")) == "B1"
+    assert vital(after(STRAIGHT_THREE, "C1")) == "B1"
+    assert vital(after(PYRAMID_FOUR, "A1")) == "B1"
+    assert vital(after(PYRAMID_FOUR, "B2")) == "B1"
+
+
+def test_no_vital_point_when_the_shape_has_none_or_is_not_small():
+    assert vital(after(STRAIGHT_THREE, "B1")) is None        # taken: each end is alike
+    assert vital(after(STRAIGHT_THREE, "A1"), WHITE) is None  # White encloses nothing
+    # Without the wall's D1 the space runs along the edge: more than six points.
+    open_edge = STRAIGHT_THREE.replace(". . . X . . . . .", ". . . . . . . . .")
+    assert vital(after(open_edge, "A1")) is None
+    # A straight four lives whoever plays in it: two points are alike.
+    four = STRAIGHT_THREE.replace("X X X X . . . . .", "X X X X X . . . .").replace(
+        ". . . X . . . . .", ". . . . X . . . .")
+    assert vital(after(four, "A1")) is None
+
+
+def test_playouts_that_ask_take_the_vital_point(policy):
+    board = after(STRAIGHT_THREE, "A1")
+    assert first_moves(board, policy, rules(nakade=1.0)) == {"B1"}
+    assert first_moves(board, policy, NO_RULES) != {"B1"}

@@ -11,8 +11,8 @@ from engine.playout import move_cap
 from engine.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
-from policies.kernel import (EXCLUDED_SCORE, NO_REPLIES, move_scores, playout, playout_moves,
-                             playout_with_grad, uniform_policy)
+from policies.kernel import (EXCLUDED_SCORE, NO_REPLIES, NO_RULES, move_scores, playout,
+                             playout_moves, playout_with_grad, uniform_policy)
 from policies.weights import feature_names
 
 
@@ -30,7 +30,7 @@ def replayed(size, seed, moves, pol=None):
     pol = pol or policy("pattern3x3", size, 0)
     record = np.full(1000, -3, np.int32)
     S.run_playout(new_board(size), BLACK, make_rng(seed), np.zeros((size + 2) ** 2, np.int8),
-                  pol, np.zeros((2, 0)), record, NO_REPLIES, False, 0.0, new_board(size))
+                  pol, np.zeros((2, 0)), record, NO_REPLIES, NO_RULES, new_board(size))
     b = new_board(size)
     c = BLACK
     for p in record[:moves]:
@@ -202,7 +202,7 @@ def test_playout_with_grad_accumulates_psi_of_each_move(feature_set, size):
     start = new_board(size)
     b1 = copy_board(start)
     score = S.run_playout(b1, BLACK, make_rng(7), np.zeros(npts, np.int8), pol, grad, record, NO_REPLIES,
-                          False, 0.0, b1)
+                          NO_RULES, b1)
     # The same seed through the seam: the same game, with or without the gradient.
     b2, b3 = copy_board(start), copy_board(start)
     grad2 = np.zeros_like(grad)

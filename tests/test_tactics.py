@@ -14,7 +14,7 @@ from engine.search import default_params, expand
 from engine.rng import make_rng
 from engine.tactics import capturable, chain_liberties, escape_is_caught
 from engine.tree import new_tree
-from policies.kernel import NO_REPLIES, playout_moves, playout_moves_reading
+from policies.kernel import NO_REPLIES, NO_RULES, RULE_LADDERS, playout_moves, playout_moves_reading
 from policies.loader import load_policy
 
 # Black C3 in atari (White B3, C2, C4; D2 makes the ladder): extending at D3 gives two
@@ -185,7 +185,9 @@ def first_moves(board, reading, games=200):
         work, record = copy_board(board), np.full(4, -3, np.int32)
         args = (work, BLACK, make_rng(seed), np.zeros(points, np.int8), pol, record, NO_REPLIES)
         if reading:
-            playout_moves_reading(*args, copy_board(board))
+            rules = NO_RULES.copy()
+            rules[RULE_LADDERS] = 1.0
+            playout_moves_reading(*args, rules, copy_board(board))
         else:
             playout_moves(*args)
         firsts.append(int(record[0]))

@@ -21,7 +21,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from policies.kernel import UNIFORM, run_playouts, uniform_policy
+from policies.kernel import NO_RULES, UNIFORM, run_playouts, uniform_policy
 
 from .board import BLACK, new_board
 from .rng import make_rng
@@ -33,15 +33,16 @@ CLUSTER_MARKS = ("<!-- simbal-bench-cluster:start -->", "<!-- simbal-bench-clust
 CLUSTER_DATA = ROOT / "data" / "5x5"
 
 
-def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None):
+def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None, rules=NO_RULES):
     """Playouts per second on an empty `size` board (best of `repeats`) through the policy
-    seam, with `policy` (a policies.kernel.Policy; default uniform)."""
+    seam, with `policy` (a policies.kernel.Policy; default uniform) following the playout
+    `rules` (policies.kernel.RULE_*; none by default)."""
     board = new_board(size)
     rng = make_rng(seed)
     policy = uniform_policy() if policy is None else policy
 
     def batch(n):
-        return run_playouts(board, BLACK, n, rng, 7.5, policy)
+        return run_playouts(board, BLACK, n, rng, 7.5, policy, rules)
     batch(10)  # compile / load outside the timing
     step = 500 if policy.kind == UNIFORM else 100
     best = 0.0
@@ -55,17 +56,23 @@ def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None):
 
 
 def policy_rates(seconds):
-    """The softmax playout policies' speeds: pattern3x3 with the default (shipped) weights, and
-    shape2x2 (all weights 0: none are trained yet; the work per move does not depend on them)."""
+    """The softmax playout policies' speeds: pattern3x3 with the default (shipped) weights,
+    alone and following the search's default playout rules (the raw rate of the playouts the
+    search runs), and shape2x2 (all weights 0: none are trained yet; the work per move does
+    not depend on them)."""
     import numpy as np
 
     from policies import default_policy_spec, load_policy, policy_from_theta
     from policies.weights import feature_names
 
+    from .search import default_playout_rules
+
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
+    pattern = load_policy(default_policy_spec(9), 9)
     return {
-        "pattern3x3_9x9_playouts_per_s":
-            round(playout_rate(9, seconds, policy=load_policy(default_policy_spec(9), 9))),
+        "pattern3x3_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=pattern)),
+        "pattern3x3_rules_9x9_playouts_per_s":
+            round(playout_rate(9, seconds, policy=pattern, rules=default_playout_rules())),
         "pattern3x3_19x19_playouts_per_s":
             round(playout_rate(19, seconds, policy=load_policy(default_policy_spec(19), 19))),
         "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
@@ -73,7 +80,7 @@ def policy_rates(seconds):
 
 
 def search_rate(size, threads, seconds=2.0, repeats=3):
-    """Simulations per second of the tree search (uniform playouts) from the empty board,
+    """Simulations per second of the tree search (the default engine) from the empty board,
     best of `repeats` fresh searches with `threads` root-parallel threads."""
     from .player import Engine, Settings
 

@@ -106,6 +106,20 @@ def default_params():
 
 
 @njit(cache=True)
+def playout_rules(params):
+    """The playouts' rules (policies.softmax.RULE_*) the parameters ask for."""
+    rules = NO_RULES.copy()
+    rules[RULE_LADDERS] = params[P_PLAYOUT_LADDERS]
+    rules[RULE_FIGHTS] = params[P_PLAYOUT_FIGHTS]
+    rules[RULE_NAKADE] = params[P_PLAYOUT_NAKADE]
+    return rules
+
+
+def default_playout_rules():
+    return playout_rules(default_params())
+
+
+@njit(cache=True)
 def unpruned_count(visits, n_child, params):
     """How many of a node's children (sorted by H) are eligible at `visits` visits."""
     k = min(int(params[P_KINIT]), n_child)
@@ -248,10 +262,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params[P_LGR] > 0.0
-    rules = NO_RULES.copy()
-    rules[RULE_LADDERS] = params[P_PLAYOUT_LADDERS]
-    rules[RULE_FIGHTS] = params[P_PLAYOUT_FIGHTS]
-    rules[RULE_NAKADE] = params[P_PLAYOUT_NAKADE]
+    rules = playout_rules(params)
     reading = rules.max() > 0.0
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)

@@ -129,15 +129,20 @@ def move_scores(b, c, pol, out):
 
 
 @njit(cache=True, nogil=True)
-def run_playouts(b, c, n, rng, komi, pol):
-    """Run `n` playouts through the seam from `b` (unchanged), `c` to move; returns Black's
+def run_playouts(b, c, n, rng, komi, pol, rules=NO_RULES):
+    """Run `n` playouts through the seam from `b` (unchanged), `c` to move, following the
+    playout `rules` (softmax.RULE_*, as the search does; none by default); returns Black's
     wins (score > komi).  The benchmark's loop (for every kind, uniform included), and a
     convenience for scripts."""
     work = copy_board(b)
+    scratch = copy_board(b)
     owner = np.zeros(b.color.shape[0], dtype=np.int8)
+    no_moves = np.zeros(0, np.int32)
+    no_replies = np.zeros((2, 0), np.int32)
     wins = 0
     for _ in range(n):
         copy_into(work, b)
-        if playout(work, c, rng, owner, pol) > komi:
+        if playout_moves_reading(work, c, rng, owner, pol, no_moves, no_replies, rules,
+                                 scratch) > komi:
             wins += 1
     return wins

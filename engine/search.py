@@ -63,6 +63,10 @@ from .tree import allocate, reset_node
 # GnuGo 10, then 65% of 120 once it was the default; 71.4% of 280 in all against 73.2% of 200
 # for plain AMAF updates (session 9).  Neither it nor any other knob of session 9 moved the
 # engine beyond the noise.
+# playout_fights and playout_nakade 1 (session 11): the playouts answer ataris and two-liberty
+# fights next to the last move and take nakade vital points; against GnuGo 10 the fights
+# alone scored about 80% and with nakade about 87% (BENCHMARKS.md, session 11), against 70.7%
+# of 496 games for the engine without them, at 28% more time per playout.
 PARAMS = (
     ("uct_c", 0.1, "UCT exploration constant C"),
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
@@ -89,9 +93,9 @@ PARAMS = (
                           "favourite moves more often); applied when the engine loads the policy"),
     ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
                          "besides ataris (0: ladders only)"),
-    ("playout_fights", 0.0, "probability that a playout move answers the last move's fight "
+    ("playout_fights", 1.0, "probability that a playout move answers the last move's fight "
                             "(chains next to it in atari or with two liberties) before drawing"),
-    ("playout_nakade", 0.0, "probability that a playout move takes the vital point of a small "
+    ("playout_nakade", 1.0, "probability that a playout move takes the vital point of a small "
                             "space (nakade) the last move was played in, before drawing"),
 )
 PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}

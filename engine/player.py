@@ -21,10 +21,11 @@ import numpy as np
 from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
 
 from . import search, tree as tree_mod
-from .board import BLACK, M_HASH, M_NEMPTY, PASS, is_eye
+from .board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, is_eye, play
 from .game import Game, opponent
 from .rng import make_rng
 from .status import classify
+from .tactics import chain_liberties
 from .timecontrol import TimeControl
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
@@ -288,8 +289,8 @@ class Engine:
         """Choose a move for `colour` (not played): a point, PASS, or None to resign.
 
         Passes when nothing useful is left, when the search prefers it, or when the
-        opponent has passed and we win as the board stands (with dead stones removed).
-        With `cleanup` (kgs-genmove_cleanup) it never passes while opponent stones are
+        opponent has passed and we win as the board stands (with dead stones removed), having
+        first taken its own live chains out of atari (a ko it just took, say).  With `cleanup` (kgs-genmove_cleanup) it never passes while opponent stones are
         dead on the board, so that they get captured.  With `allowed` (GNU Go's
         restricted_genmove: a set of legal points, PASS among them or not) it answers
         one of them, never resigning."""
@@ -306,7 +307,8 @@ class Engine:
             margin = g.score(dead)
             winning = margin > 0 if colour == BLACK else margin < 0
             if winning and not (cleanup and dead_theirs):
-                return PASS
+                rescue = self._rescue_before_passing(colour, dead)
+                return PASS if rescue is None else rescue
         deadline, total = self.think_budget(colour)
         sims = self.search(colour, deadline, total, report, interval, should_stop)
         stats = self.root_stats()
@@ -320,6 +322,27 @@ class Engine:
         if self._should_resign(best.winrate):
             return None
         return best.move
+
+    def _rescue_before_passing(self, colour, dead):
+        """A move that takes one of `colour`'s live chains out of atari (its liberty, when
+        that leaves the chain two liberties or more), or None.  A chain left in atari at the
+        end, as after taking a ko, is alive with `colour` to move and dead with the opponent
+        to move: passing would leave its fate to whoever moves next, and a referee may judge
+        it either way."""
+        g = self.game
+        b = g.board
+        gone = set(dead)
+        libs = np.zeros(1, np.int32)
+        for p in g.stones(colour):
+            if b.libs[b.head[p]] != 1 or p in gone or chain_liberties(b, p, libs) != 1:
+                continue
+            q = int(libs[0])
+            if g.is_legal(colour, q):
+                after = copy_board(b)
+                play(after, q, colour)
+                if after.libs[after.head[q]] >= 2:
+                    return q
+        return None
 
     def _restricted_move(self, colour, allowed):
         """The most visited of the `allowed` moves after a search limited to them (eye-filling

@@ -454,6 +454,20 @@ def test_genmove_passes_after_opponent_pass_when_winning(ask, server):
     assert ok(ask, server, "final_score") == "B+1.5"
 
 
+def test_a_ko_just_taken_is_connected_before_passing(ask, server):
+    """A game against GnuGo: Black's J6 retook a ko, White passed.  Black wins either way, but
+    J6 in atari would be alive with Black to move and dead with White to move (GnuGo counted
+    it alive, Simbal dead): Black connects at J5 rather than pass, then passes."""
+    moves = ("D6 C4 C5 D4 B4 B3 B5 F3 G5 G7 E5 G4 H5 H6 J6 J7 H4 H3 J3 B7 A3 H2 J2 F6 F5 G6 "
+             "D5 B2 A2 C3 E7 F8 E8 J5 F9 G9 E9 H8 B1 B8 C1 C8 D2 E4 F4 E3 G3 G2 H1 F2 J4 C9 "
+             "G4 E6 G1 D7 F1 C6 E1 B6 A5 A6 J6").split()
+    run(ask, server, "boardsize 9", "clear_board", "komi 7.5",
+        *alternate(*zip(moves[::2], moves[1::2])), f"play b {moves[-1]}", "play w pass")
+    assert ok(ask, server, "genmove b") == "J5"
+    ok(ask, server, "play w pass")
+    assert ok(ask, server, "genmove b") == "PASS"
+
+
 def test_losing_side_does_not_pass_after_opponent_pass(ask, server):
     walls(ask, server)
     ok(ask, server, "play b pass")

@@ -290,10 +290,10 @@ class Engine:
 
         Passes when nothing useful is left, when the search prefers it, or when the
         opponent has passed and we win as the board stands (with dead stones removed), having
-        first taken its own live chains out of atari (a ko it just took, say).  With `cleanup` (kgs-genmove_cleanup) it never passes while opponent stones are
-        dead on the board, so that they get captured.  With `allowed` (GNU Go's
-        restricted_genmove: a set of legal points, PASS among them or not) it answers
-        one of them, never resigning."""
+        first taken its own live chains out of atari (a ko it just took, say).  With `cleanup`
+        (kgs-genmove_cleanup) it never passes while opponent stones are dead on the board, so
+        that they get captured.  With `allowed` (GNU Go's restricted_genmove: a set of legal
+        points, PASS among them or not) it answers one of them, never resigning."""
         g = self.game
         start = time.perf_counter()
         self.stop.clear()

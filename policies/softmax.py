@@ -24,9 +24,9 @@ from numba import njit
 
 from engine.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
                           M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
+from engine.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
 from engine.playout import move_cap, stored_reply
 from engine.rng import rand_float
-from engine.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
 from engine.tactics import escape_is_caught
 
 from .nrt import borrow, borrowed_board
@@ -494,9 +494,11 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
         p = PASS
         if total > 0.0:
             p = -1
-            if nakade > 0.0 and rand_float(rng) < nakade:
+            # A probability of 1 (the default) draws no number for the coin.
+            if nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade):
                 p = nakade_reply(color, meta, mark, c, answers)
-            if (p < 0 or wt[c - 1, p] * fac[p] <= 0.0) and fights > 0.0 and rand_float(rng) < fights:
+            if (p < 0 or wt[c - 1, p] * fac[p] <= 0.0) and (
+                    fights >= 1.0 or (fights > 0.0 and rand_float(rng) < fights)):
                 p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
             if p < 0 or wt[c - 1, p] * fac[p] <= 0.0:
                 p = stored_reply(replies, meta, c)

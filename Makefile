@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 WARM := $(VENV)/.warm
 # Only files with compiled (numba) code invalidate the compiled cache.
-COMPILED := $(shell grep -l '@njit' engine/*.py policies/*.py policies/*/*.py 2>/dev/null)
+COMPILED := $(shell grep -l "@njit" engine/*/*.py policies/*.py policies/*/*.py 2>/dev/null)
 
 .PHONY: install play test test-slow bench bench-cluster clean
 
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 $(WARM): $(STAMP) $(COMPILED)
 	@echo "compiling the engine (once; cached on disk)..." >&2
 	@find engine policies -name '*.nbi' -delete -o -name '*.nbc' -delete
-	@$(PY) -m engine.warmup >&2
+	@$(PY) -m engine.lab.warmup >&2
 	@touch $@
 
 play: install
@@ -38,12 +38,12 @@ test-slow: install
 	$(PY) -m pytest -q -m slow
 
 bench: install
-	$(PY) -m engine.cli bench --write BENCHMARKS.md
+	$(PY) -m engine.lab.cli bench --write BENCHMARKS.md
 
 # Labelling, evaluation and training on 1 and 2 local Dask workers (a few minutes; run it on
 # a machine with nothing else busy, or the speed-ups measure the neighbours).
 bench-cluster: install
-	$(PY) -m engine.cli bench --cluster --write BENCHMARKS.md
+	$(PY) -m engine.lab.cli bench --cluster --write BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

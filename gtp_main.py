@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from anywhere, installed or not
 
-from engine.cli import gtp  # noqa: E402
+from engine.lab.cli import gtp  # noqa: E402
 
 if __name__ == "__main__":
     gtp(prog_name="gtp_main.py")

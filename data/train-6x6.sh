@@ -1,7 +1,7 @@
 #!/bin/bash
 # The five trainers of the 6x6 reproduction plan (policies/train/reproduce.py PLANS[6]) on the
 # shipped data/6x6 sets, then the MSE of each on all 1000 test positions.
-S=".venv/bin/python -m engine.cli"
+S=".venv/bin/python -m engine.lab.cli"
 D=data/6x6; O=runs/6x6
 common="--size 6 --test $D/test.jsonl --test-limit 250 --seed 1"
 t() { name=$1; shift; start=$(date +%s)

@@ -4,7 +4,7 @@
 # than zero: 9x9 has ten times the patterns' data needs of 5x5 and a few thousand updates at
 # most, so the question asked here is whether a trainer's objective improves the policy the engine plays with.
 # Then the MSE of each (and of uniform / handcrafted) on all 1000 test positions.
-S=".venv/bin/python -m engine.cli"; S_PY=.venv/bin/python
+S=".venv/bin/python -m engine.lab.cli"; S_PY=.venv/bin/python
 D=data/9x9; O=${OUT:-runs/9x9}
 mkdir -p $O/curves
 common="--size 9 --features pattern3x3 --init handcrafted --test $D/test.jsonl --test-limit 250 --seed 1"

@@ -17,8 +17,8 @@ compiled softmax policy, sampling, psi), kernel (the engine seam), weights (the 
 builtin (uniform and handcrafted baselines), loader (the functions above), nrt (a numba
 speed helper).
 """
-from .kernel import with_gain  # noqa: F401
-from .loader import (default_policy_spec, default_prior_spec, load_policy, policy_from_theta,  # noqa: F401
-                     policy_probabilities, warm_up)
-from .weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
-                      write_weights)
+from policies.kernel import with_gain  # noqa: F401
+from policies.loader import (default_policy_spec, default_prior_spec, load_policy, policy_from_theta,  # noqa: F401
+                             policy_probabilities, warm_up)
+from policies.weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
+                              write_weights)

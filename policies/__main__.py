@@ -2,8 +2,8 @@
 `python -m policies write-shipped [DIR]`: (re)write the shipped handcrafted weight files."""
 import sys
 
-from .builtin import write_shipped
-from .features import main as print_counts
+from policies.builtin import write_shipped
+from policies.features import main as print_counts
 
 if __name__ == "__main__":
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("counts", [])

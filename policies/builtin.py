@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .features import pattern3x3_names, pattern_match_mask, pattern_tables
+from policies.features import pattern3x3_names, pattern_match_mask, pattern_tables
 
 # MoGo's 3x3 patterns (Gelly et al. 2006, figure 2) in the notation of features.py: the move at
 # the centre; X own stone, O opponent, '.' empty, '#' off board, '?' anything, 'x' not X,
@@ -88,7 +88,7 @@ def write_shipped(directory):
     """(Re)write weights/<N>x<N>-handcrafted.json for the sizes the handcrafted weights ship for."""
     from pathlib import Path
 
-    from .weights import write_weights
+    from policies.weights import write_weights
     paths = []
     for n in SHIPPED_SIZES:
         path = Path(directory) / f"{n}x{n}-handcrafted.json"

@@ -38,10 +38,10 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from engine.board import (BLACK, BORDER, EMPTY, M_LAST, M_LAST2, M_SIZE, M_WIDTH, PASS, WHITE,
-                          next_stamp, play)
+from engine.core.board import (BLACK, BORDER, EMPTY, M_LAST, M_LAST2, M_SIZE, M_WIDTH, PASS, WHITE,
+                               next_stamp, play)
 
-from .nrt import borrow
+from policies.nrt import borrow
 
 # Policy kinds: the uniform policy, and the softmax policy over each feature set.
 UNIFORM, SHAPE2X2, PATTERN3X3 = 0, 1, 2
@@ -141,7 +141,7 @@ def _swap_colours(digits):
 def pattern_tables():
     """(pclass, eye, class_codes): `pclass[c-1, code]` is the pattern3x3 class of a move by
     colour c with 3x3 colour code `code` (-1 if the code cannot occur); `eye[c-1, code]` is 1
-    if the point is c's single-point eye (engine.board.is_eye, read from the code);
+    if the point is c's single-point eye (engine.core.board.is_eye, read from the code);
     `class_codes[i]` is the canonical code of class i, colours relative to the mover
     (BLACK = own, WHITE = opponent), the smallest code among the 8 symmetric images."""
     digits = _digits()

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .builtin import handcrafted_weights
-from .features import PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes, shape2x2_layout
-from .kernel import make_policy, uniform_policy
-from .softmax import probabilities
-from .weights import WeightFileError, feature_names, read_weights
+from policies.builtin import handcrafted_weights
+from policies.features import PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes, shape2x2_layout
+from policies.kernel import make_policy, uniform_policy
+from policies.softmax import probabilities
+from policies.weights import WeightFileError, feature_names, read_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS_DIR = ROOT / "weights"
@@ -102,11 +102,11 @@ def policy_probabilities(b, c, pol):
 def warm_up():
     """Compile (or load from numba's cache) every policy kernel by running it once on a small
     board, for each kind of policy; returns the seconds it took."""
-    from engine.board import BLACK, new_board, play
-    from engine.rng import make_rng
+    from engine.core.board import BLACK, new_board, play
+    from engine.core.rng import make_rng
 
-    from .kernel import move_scores, playout, playout_with_grad, run_playouts
-    from .softmax import psi, sample_moves
+    from policies.kernel import move_scores, playout, playout_with_grad, run_playouts
+    from policies.softmax import psi, sample_moves
 
     start = time.perf_counter()
     size = 5

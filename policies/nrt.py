@@ -13,7 +13,7 @@ from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from engine.board import Board
+from engine.core.board import Board
 
 
 @intrinsic

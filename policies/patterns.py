@@ -15,10 +15,10 @@ A policy carries its patterns as two arrays, sorted codes and their weights (`pa
 import numpy as np
 from numba import njit
 
-from engine.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
+from engine.core.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
 
-from .features import SYMMETRIES
-from .softmax import EXCLUDED_SCORE
+from policies.features import SYMMETRIES
+from policies.softmax import EXCLUDED_SCORE
 
 RADII = (2, 3)
 

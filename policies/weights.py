@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
-                       shape2x2_layout)
-from .patterns import RADII, offsets as pattern_offsets
+from policies.features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
+                               shape2x2_layout)
+from policies.patterns import RADII, offsets as pattern_offsets
 
 FORMAT = "simbal-weights"
 FORMAT_VERSION = 1

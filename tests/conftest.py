@@ -175,8 +175,8 @@ def run_simbal():
 def make_server():
     """Factory: a fresh in-process GtpServer over an Engine with few playouts (fast) that
     never resigns unless asked to."""
-    from engine.gtp import GtpServer
-    from engine.player import Engine, Settings
+    from engine.gtp.server import GtpServer
+    from engine.play.player import Engine, Settings
 
     def make(size=9, komi=7.5, playouts=30, seed=0, resign=0.0):
         return GtpServer(Engine(size, komi, Settings(playouts=playouts, seed=seed, resign=resign)))
@@ -227,7 +227,7 @@ def gnugo_path():
 def dask_cluster():
     """A real local Dask cluster of two worker processes, shared by the tests that check that
     the distributed path gives the in-process results (engine/cluster.py)."""
-    from engine.cluster import DaskCluster
+    from engine.parallel.cluster import DaskCluster
     cluster = DaskCluster(workers=2)
     yield cluster
     cluster.close()

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.board import EMPTY, PASS, copy_board, play
-from engine.cli import main
-from engine.coords import parse_vertex
-from engine.game import Game
+from engine.core.board import EMPTY, PASS, copy_board, play
+from engine.lab.cli import main
+from engine.core.coords import parse_vertex
+from engine.play.game import Game
 from policies import load_policy
-from policies.data import (DataFileError, Position, game_over, meta_path, position_board,
-                           read_meta, read_positions, write_positions)
-from policies.labels import (GtpOracle, LeafSearch, SearchLabeller, candidates, depth2_tree,
-                             experts_file, label_one, run_over_file)
-from policies.positions import random_positions, selfplay_positions, sgf_positions, split
+from policies.data.files import (DataFileError, Position, game_over, meta_path, position_board,
+                                 read_meta, read_positions, write_positions)
+from policies.data.labels import (GtpOracle, LeafSearch, SearchLabeller, candidates, depth2_tree,
+                                  experts_file, label_one, run_over_file)
+from policies.data.positions import random_positions, selfplay_positions, sgf_positions, split
 from policies.softmax import probabilities
 
 GTP_MAIN = Path(__file__).resolve().parents[1] / "gtp_main.py"
@@ -188,7 +188,7 @@ def test_run_over_file_resumes_skips_failures_and_keeps_input_order(tmp_path):
                       dict(id="p1", size=5, komi=0.5, moves=[], to_play="B", value_black=0.25)])
     with open(out, "a") as f:
         f.write('{"id": "p2", "si')
-    from policies.data import write_meta
+    from policies.data.files import write_meta
     write_meta(out, dict(made_by, seconds=100.0), 2, complete=False)
     calls, reports = [], []
     written, failures = run_over_file(src, out, lambda: Dummy(calls), halve, made_by,

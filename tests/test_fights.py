@@ -6,11 +6,11 @@ playouts that ask (`playout_fights`, `playout_nakade`) play those answers."""
 import numpy as np
 import pytest
 
-from engine.board import BLACK, WHITE, copy_board, copy_into, play
-from engine.coords import format_vertex, parse_vertex
-from engine.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
-from engine.game import board_from_ascii
-from engine.rng import make_rng
+from engine.core.board import BLACK, WHITE, copy_board, copy_into, play
+from engine.core.coords import format_vertex, parse_vertex
+from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
+from engine.play.game import board_from_ascii
+from engine.core.rng import make_rng
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_NAKADE, playout_moves,
                              playout_moves_reading)
 from policies.loader import default_policy_spec, load_policy

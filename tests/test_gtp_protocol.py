@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.board import BLACK, WHITE, is_eye
+from engine.core.board import BLACK, WHITE, is_eye
 
 COMMANDS = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",

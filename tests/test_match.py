@@ -13,10 +13,10 @@ import textwrap
 import pytest
 from sgfmill import sgf
 
-from engine.board import BLACK, PASS, WHITE
-from engine.coords import parse_vertex, point
-from engine.game import Game
-from engine.match import MatchConfig, _spend, run_match, summary, wilson_interval
+from engine.core.board import BLACK, PASS, WHITE
+from engine.core.coords import parse_vertex, point
+from engine.play.game import Game
+from engine.lab.match import MatchConfig, _spend, run_match, summary, wilson_interval
 
 from conftest import GTP_MAIN, REPO
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.board import BLACK, WHITE, new_board
-from engine.cli import main
-from engine.coords import parse_vertex
-from engine.game import board_from_ascii
-from engine.player import Engine, Settings
+from engine.core.board import BLACK, WHITE, new_board
+from engine.lab.cli import main
+from engine.core.coords import parse_vertex
+from engine.play.game import board_from_ascii
+from engine.play.player import Engine, Settings
 from policies import WeightFileError, load_policy, read_weights, write_weights
-from policies.data import Position, write_positions
+from policies.data.files import Position, write_positions
 from policies.kernel import move_scores
 from policies.loader import policy_from_theta
 from policies.patterns import code_at, layout, offsets

@@ -3,9 +3,9 @@ and incremental codes and weights against from-scratch ones after every move of 
 import numpy as np
 import pytest
 
-from engine.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_PASSES, PASS, WHITE,
-                          copy_board, is_eye, is_legal, new_board, play)
-from engine.rng import make_rng, rand_float
+from engine.core.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_PASSES, PASS, WHITE,
+                               copy_board, is_eye, is_legal, new_board, play)
+from engine.core.rng import make_rng, rand_float
 from policies import policy_from_theta
 from policies import softmax as S
 from policies.features import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF, LAST_OFF, LINE_OFF,

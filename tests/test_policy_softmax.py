@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from engine.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_MOVES, M_PASSES, NO_MOVE,
-                          PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board, play)
-from engine.playout import move_cap
-from engine.rng import make_rng
+from engine.core.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_MOVES, M_PASSES, NO_MOVE,
+                               PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board, play)
+from policies.playout import move_cap
+from engine.core.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
 from policies.kernel import (EXCLUDED_SCORE, NO_REPLIES, NO_RULES, move_scores, playout,
@@ -270,10 +270,10 @@ def test_handcrafted_prefers_capture_then_escape():
 
 
 def test_uniform_through_the_seam_is_the_engines_uniform_playout():
-    """kernel.playout runs engine.playout.finish_uniform on a borrowed view of the board
+    """kernel.playout runs policies.playout.finish_uniform on a borrowed view of the board
     (policies/nrt.py): the same game, the same owners, the board itself updated."""
-    from engine.board import area_owner
-    from engine.playout import finish_uniform
+    from engine.core.board import area_owner
+    from policies.playout import finish_uniform
     for seed in range(5):
         b1, c = replayed(9, seed, 10)
         b2 = copy_board(b1)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from engine.board import new_board
+from engine.core.board import new_board
 from policies import (WeightFileError, WeightFileWarning, default_policy_spec, default_prior_spec,
                       load_policy,
                       policy_probabilities, read_weights, write_weights)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from engine.ratings import ELO, RatingError, fit, save
+from engine.lab.ratings import ELO, RatingError, fit, save
 
 
 def games(a, b, wins, losses, draws=0):

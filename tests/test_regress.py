@@ -7,8 +7,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from engine.cli import main as cli
-from engine.regress import SuiteError, Step, matches, parse_suite, run_suite
+from engine.lab.cli import main as cli
+from engine.lab.regress import SuiteError, Step, matches, parse_suite, run_suite
 
 # A fake GTP engine: `loadsgf F` succeeds only if F exists in its working directory (so the
 # test sees the folder it was started in); reg_genmove answers from the last loaded file's
@@ -162,7 +162,7 @@ def test_our_engine_on_a_real_suite_file(tmp_path):
     path = tmp_path / "t.tst"
     path.write_text("loadsgf games/g.sgf\n1 reg_genmove white\n#? [!PASS]\n"
                     "2 reg_genmove white\n#? [E5]\n")
-    result = run_suite(path, f"{sys.executable} -m engine.cli gtp --playouts 50")
+    result = run_suite(path, f"{sys.executable} -m engine.lab.cli gtp --playouts 50")
     assert result.setup_errors == []
     assert result.outcomes[0]["solved"] and result.outcomes[0]["error"] is None
     assert not result.outcomes[1]["solved"]                  # E5 is occupied

@@ -5,8 +5,8 @@ import json
 from click.testing import CliRunner
 from sgfmill import sgf
 
-from engine.cli import main
-from engine.review import collapses, review
+from engine.lab.cli import main
+from engine.lab.review import collapses, review
 
 # Black C3 is put in atari and runs out to two liberties at D3 (move 8); White ataris again
 # and takes both stones on the third move after the escape.

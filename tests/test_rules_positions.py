@@ -9,14 +9,14 @@ point and "E1" the bottom-right.
 import numpy as np
 import pytest
 
-from engine.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_MOVES, M_NEMPTY,
-                          M_PASSES, M_SIZE, PASS, WHITE, area_score, copy_board, is_eye,
-                          is_legal, new_board, play)
-from engine.coords import format_vertex, parse_vertex
-from engine.game import Game, IllegalMove, board_from_ascii
-from engine.playout import finish_uniform, move_cap, uniform_move
+from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_MOVES, M_NEMPTY,
+                               M_PASSES, M_SIZE, PASS, WHITE, area_score, copy_board, is_eye,
+                               is_legal, new_board, play)
+from engine.core.coords import format_vertex, parse_vertex
+from engine.play.game import Game, IllegalMove, board_from_ascii
+from policies.playout import finish_uniform, move_cap, uniform_move
 from policies.kernel import NO_REPLIES, run_playouts, uniform_policy
-from engine.rng import make_rng
+from engine.core.rng import make_rng
 
 STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta")
 

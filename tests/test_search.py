@@ -21,16 +21,16 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from engine import search
-from engine.board import BLACK, EMPTY, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
-from engine.coords import format_vertex, parse_vertex
-from engine.game import Game, board_from_ascii, setup_board
-from engine.player import RESIGN_AFTER, Engine, Settings
-from engine.rng import make_rng
-from engine.search import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, default_params, expand, run,
-                           select_child, unpruned_count)
-from engine.timecontrol import SAFETY_SECONDS, TimeControl
-from engine.tree import T_FULL, T_NODES, allocate, best_child, find_child, new_tree, reuse
+from engine.search import mcts as search
+from engine.core.board import BLACK, EMPTY, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
+from engine.core.coords import format_vertex, parse_vertex
+from engine.play.game import Game, board_from_ascii, setup_board
+from engine.play.player import RESIGN_AFTER, Engine, Settings
+from engine.core.rng import make_rng
+from engine.search.mcts import (P_BIAS, P_C, P_EXPAND, P_FPU, P_RAVE, P_RAVE_EQ, default_params, expand, run,
+                                select_child, unpruned_count)
+from engine.play.timecontrol import SAFETY_SECONDS, TimeControl
+from engine.search.tree import T_FULL, T_NODES, allocate, best_child, find_child, new_tree, reuse
 from policies import load_policy, policy_probabilities
 from policies.kernel import NO_REPLIES, move_scores, playout_moves, uniform_policy
 

@@ -6,14 +6,14 @@ ataris alone do not, and the tree's priors of expanded nodes move by `ladder_esc
 import numpy as np
 import pytest
 
-from engine import search
-from engine.board import BLACK, WHITE, copy_board
-from engine.coords import parse_vertex
-from engine.game import board_from_ascii
-from engine.search import default_params, expand
-from engine.rng import make_rng
-from engine.tactics import capturable, chain_liberties, escape_is_caught
-from engine.tree import new_tree
+from engine.search import mcts as search
+from engine.core.board import BLACK, WHITE, copy_board
+from engine.core.coords import parse_vertex
+from engine.play.game import board_from_ascii
+from engine.search.mcts import default_params, expand
+from engine.core.rng import make_rng
+from engine.tactics.ladders import capturable, chain_liberties, escape_is_caught
+from engine.search.tree import new_tree
 from policies.kernel import NO_REPLIES, NO_RULES, RULE_LADDERS, playout_moves, playout_moves_reading
 from policies.loader import load_policy
 

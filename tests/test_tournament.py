@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.board import BLACK, PASS, WHITE, is_eye
-from engine.cli import main as cli
-from engine.coords import format_vertex, parse_vertex
-from engine.game import board_from_ascii
-from engine.match import MatchConfig, play_game, read_results
-from engine.players import (EngineClient, MC1Player, PolicyPlayer, check_spec, default_name,
-                            draw_point, make_player, split_name)
-from engine.rng import make_rng
-from engine.tournament import rated_games, report, run_tournament, schedule
+from engine.core.board import BLACK, PASS, WHITE, is_eye
+from engine.lab.cli import main as cli
+from engine.core.coords import format_vertex, parse_vertex
+from engine.play.game import board_from_ascii
+from engine.lab.match import MatchConfig, play_game, read_results
+from engine.lab.players import (EngineClient, MC1Player, PolicyPlayer, check_spec, default_name,
+                                draw_point, make_player, split_name)
+from engine.core.rng import make_rng
+from engine.lab.tournament import rated_games, report, run_tournament, schedule
 
 FIVE = MatchConfig(size=5, komi=0.5)
 

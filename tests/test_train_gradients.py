@@ -7,9 +7,9 @@ import pytest
 from train_helpers import (KOMI, exact_value, games, make_items, random_theta, shape_policy,
                            small_positions)
 
-from engine.board import PASS, copy_board, play
-from engine.game import board_from_ascii
-from engine.rng import make_rng
+from engine.core.board import PASS, copy_board, play
+from engine.play.game import board_from_ascii
+from engine.core.rng import make_rng
 from policies import policy_probabilities
 from policies.softmax import psi
 from policies.train.adjust import Adjust

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 from train_helpers import SIZE, make_items, small_positions
 
-from engine.cli import main
-from policies.data import Position, write_positions
+from engine.lab.cli import main
+from policies.data.files import Position, write_positions
 from policies.train.balance import Balance
 from policies.train import loop
 from policies.train.loop import Settings, run

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.cli import main as cli
-from policies.tune import (DELTA_0, ETA_MINUS, ETA_PLUS, RHO, MatchSetup, Param, Settings,
-                           Synthetic, Tuner, check_names, distance, parse_param, play_pair, run)
+from engine.lab.cli import main as cli
+from engine.lab.tune import (DELTA_0, ETA_MINUS, ETA_PLUS, RHO, MatchSetup, Param, Settings,
+                             Synthetic, Tuner, check_names, distance, parse_param, play_pair, run)
 
 OPTIMUM = {"uct_c": 1.2, "bias_weight": 3.0}
 WIDTH = {"uct_c": 1.0, "bias_weight": 2.0}
@@ -166,8 +166,8 @@ def test_cli_tune_synthetic_and_bad_input(tmp_path):
 def test_every_continuous_search_parameter_has_default_bounds():
     """`simbal tune --param NAME=START` must work for each search constant; only the on/off
     switches (RAVE, last good replies, ladders in the playouts) are not tunable quantities."""
-    from engine.search import PARAMS, default_params
-    from policies.tune import BOUNDS
+    from engine.search.mcts import PARAMS, default_params
+    from engine.lab.tune import BOUNDS
     names = {name for name, _, _ in PARAMS} - {"rave", "lgr", "playout_ladders"}
     assert names <= set(BOUNDS), f"no bounds for {sorted(names - set(BOUNDS))}"
     for (name, _, _), value in zip(PARAMS, default_params()):

@@ -3,9 +3,9 @@ Python (every game with its probability, outcome, length and psi sums), random w
 exact objectives computed from the enumeration."""
 import numpy as np
 
-from engine.board import M_MOVES, M_PASSES, PASS, area_score, copy_board, play
-from engine.game import board_from_ascii
-from engine.playout import move_cap
+from engine.core.board import M_MOVES, M_PASSES, PASS, area_score, copy_board, play
+from engine.play.game import board_from_ascii
+from policies.playout import move_cap
 from policies import policy_from_theta, policy_probabilities
 from policies.softmax import psi
 from policies.train import Item

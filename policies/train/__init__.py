@@ -12,16 +12,16 @@ reproduce.py the paper's experiment end to end.  `train(...)` is what `simbal tr
 """
 from pathlib import Path
 
-from engine.board import BLACK, new_board
+from engine.core.board import BLACK, new_board
 
-from .adjust import Adjust
-from .apprentice import Apprentice
-from .balance import Balance
-from ..data import DataFileError, read_positions
-from .inputs import Item, describe, load_items
-from .loop import Settings, run
-from .reinforce import Reinforce
-from .twostep import TwoStep
+from policies.train.adjust import Adjust
+from policies.train.apprentice import Apprentice
+from policies.train.balance import Balance
+from policies.data.files import DataFileError, read_positions
+from policies.train.inputs import Item, describe, load_items
+from policies.train.loop import Settings, run
+from policies.train.reinforce import Reinforce
+from policies.train.twostep import TwoStep
 
 TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust)}
 
@@ -92,7 +92,7 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
     trainer = make_trainer(settings.trainer, items, settings.hyper)
     evaluator = None
     if test_positions:
-        from .loop import Evaluator
+        from policies.train.loop import Evaluator
         evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed)
     data_info = describe(data) if data else {"start": f"empty {size}x{size} board, komi {komi}"}
     data_info["test"] = describe(test) if test else None

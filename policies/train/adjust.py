@@ -14,11 +14,11 @@ Objectives (`objective` hyper-parameter):
 theta -= alpha grad J."""
 import numpy as np
 
-from engine.board import copy_board, is_legal, play
-from engine.rng import rand_float
+from engine.core.board import copy_board, is_legal, play
+from engine.core.rng import rand_float
 
-from ..softmax import probabilities
-from .kernels import outcome_sums
+from policies.softmax import probabilities
+from policies.train.kernels import outcome_sums
 
 OBJECTIVES = ("gap", "prob")
 

@@ -2,7 +2,7 @@
 moves, theta += alpha psi(s, a*) per training position (the gradient of log pi(s, a*))."""
 import numpy as np
 
-from ..softmax import psi
+from policies.softmax import psi
 
 
 class Apprentice:

@@ -6,8 +6,8 @@ from one random stream one after the other, so they are independent and the prod
 unbiased estimate of (Vhat - E z) E g."""
 import numpy as np
 
-from ..kernel import run_playouts
-from .kernels import outcome_sums
+from policies.kernel import run_playouts
+from policies.train.kernels import outcome_sums
 
 
 class Balance:

@@ -1,7 +1,7 @@
 """The trainers' view of a position file: boards, labels, expert moves and depth-2 trees as
 arrays for the compiled work units.
 
-Positions are read by policies.data (the interchange JSONL of issue 5); this module only turns
+Positions are read by policies.data.files (the interchange JSONL of issue 5); this module only turns
 them into what the trainers need, once, before training starts.
 """
 import hashlib
@@ -10,16 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import PASS
-from engine.coords import parse_vertex
+from engine.core.board import PASS
+from engine.core.coords import parse_vertex
 
-from ..data import DataFileError, position_board, read_meta, read_positions
+from policies.data.files import DataFileError, position_board, read_meta, read_positions
 
 
 @dataclass
 class Item:
     """One training position, ready for compiled code."""
-    board: object                # engine.board.Board
+    board: object                # engine.core.board.Board
     colour: int                  # to move
     komi: float
     value: float = np.nan        # label: P(Black wins), NaN if none
@@ -87,7 +87,7 @@ def checksum(path):
 
 def describe(path):
     """What a weight file's provenance says about a data file: path, checksum, and the file's
-    own record of how it was made (policies.data's sidecar), when it has one."""
+    own record of how it was made (policies.data.files's sidecar), when it has one."""
     path = Path(path)
     info = {"path": str(path), "sha256_16": checksum(path)}
     try:

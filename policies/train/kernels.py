@@ -8,10 +8,10 @@ use exactly the playouts and features the engine uses.
 import numpy as np
 from numba import njit
 
-from engine.board import M_MOVES, M_PASSES, copy_board, copy_into, play
+from engine.core.board import M_MOVES, M_PASSES, copy_board, copy_into, play
 
-from ..kernel import playout_with_grad
-from ..softmax import psi
+from policies.kernel import playout_with_grad
+from policies.softmax import psi
 
 
 @njit(cache=True, nogil=True)

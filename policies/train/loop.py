@@ -24,14 +24,14 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from engine.cluster import InProcess, Threads, default_workers, value_key, worker_cache
-from engine.rng import make_rng
+from engine.parallel.cluster import InProcess, Threads, default_workers, value_key, worker_cache
+from engine.core.rng import make_rng
 
-from ..loader import BUILTIN, builtin_theta, policy_from_theta
-from ..softmax import sync_theta
-from ..weights import feature_names, read_weights, write_weights
-from . import curves
-from .inputs import checksum
+from policies.loader import BUILTIN, builtin_theta, policy_from_theta
+from policies.softmax import sync_theta
+from policies.weights import feature_names, read_weights, write_weights
+from policies.train import curves
+from policies.train.inputs import checksum
 
 SCHEDULES = ("constant", "inverse", "linear")
 # A batch goes to a distributed cluster only when the cluster has more workers than this
@@ -135,11 +135,11 @@ class Checkpoint:
 
 
 class Evaluator:
-    """Test-set MSE of the current weights: Monte-Carlo values (policies.evaluate) against the
+    """Test-set MSE of the current weights: Monte-Carlo values (policies.data.evaluate) against the
     labels, with a bootstrap interval.  Same seed every time, so curves compare like with like."""
 
     def __init__(self, positions, sims, seed):
-        from ..evaluate import mc_values, mse_with_interval
+        from policies.data.evaluate import mc_values, mse_with_interval
         self._values = mc_values
         self._mse = mse_with_interval
         self.positions = positions
@@ -213,7 +213,7 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         data_info=None, checkpoint_seconds=30.0, progress=True, cluster=None):
     """Train; returns the final curve document.  `trainer` has .work, .count, .name,
     .objective; `test` an Evaluator or None; `cluster` where the work units run
-    (engine.cluster; default this process)."""
+    (engine.parallel.cluster; default this process)."""
     cluster = cluster or InProcess()
     batches = BatchRunner(cluster, trainer, settings)
     theta = initial_theta(settings)

@@ -13,12 +13,12 @@ patterns as one weight file, the engine's `--prior`.
 """
 import numpy as np
 
-from engine.coords import parse_vertex
+from engine.core.coords import parse_vertex
 
-from ..data import position_board
-from ..kernel import move_scores
-from ..patterns import codes_of, layout
-from ..softmax import EXCLUDED_SCORE
+from policies.data.files import position_board
+from policies.kernel import move_scores
+from policies.patterns import codes_of, layout
+from policies.softmax import EXCLUDED_SCORE
 
 
 def candidates(positions, base, radius):

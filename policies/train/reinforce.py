@@ -6,7 +6,7 @@ loser's: ALGORITHMS.md's choice) and T is the game's length.
 Games start from the empty board, or from the positions of a data file when one is given."""
 import numpy as np
 
-from .kernels import outcome_sums
+from policies.train.kernels import outcome_sums
 
 
 class Reinforce:

@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..data import read_positions, write_positions
-from .curves import plot_comparison
+from policies.data.files import read_positions, write_positions
+from policies.train.curves import plot_comparison
 
 TRAINER_ORDER = ("apprentice", "reinforce", "balance", "twostep", "adjust")
 
@@ -67,7 +67,7 @@ class Steps:
         self.log(f"[{name}] simbal {' '.join(argv)}")
         start = time.monotonic()
         extra = self.cluster_args if on_cluster else []
-        proc = subprocess.run([sys.executable, "-m", "engine.cli", *argv, *extra],
+        proc = subprocess.run([sys.executable, "-m", "engine.lab.cli", *argv, *extra],
                               stdout=subprocess.PIPE, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"step {name} failed (exit {proc.returncode}): simbal "

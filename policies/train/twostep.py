@@ -8,7 +8,7 @@ m = sum p, the mass covered) and g is the exact gradient of that ratio; with ful
 and this is Algorithm 2 as written."""
 import numpy as np
 
-from .kernels import twostep_sums
+from policies.train.kernels import twostep_sums
 
 
 class TwoStep:

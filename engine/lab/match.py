@@ -1,0 +1,307 @@
+"""Matches between GTP engines: the controller behind `simbal match`.
+
+Each engine is a subprocess spoken to over GTP (ours, GnuGo, any other).  A
+game runs from `clear_board` until two passes in a row, a resignation, or a
+move cap; an illegal move, a crash or a lost clock loses the game, with the
+error recorded.  Dead stones come from both engines' `final_status_list dead`;
+when they disagree a referee engine decides (`--referee`), or else only the
+stones both call dead are removed, and the game is marked disputed.  The
+score is then our own Tromp-Taylor count (engine/game.py).
+
+Results go to a folder: one SGF per game and `results.jsonl`, one line per
+game, which is also what makes a match resumable: games already recorded are
+not played again.  Games run as units on a cluster (engine/cluster.py: this process,
+local Dask worker processes or a remote Dask cluster), each worker with its own pair of
+engine processes kept alive across its games.
+"""
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.core.board import BLACK, PASS, WHITE
+from engine.parallel.cluster import InProcess, close_cached, drop_cached, worker_cache
+from engine.core.coords import format_vertex, parse_vertex
+from engine.play.game import Game, IllegalMove
+from engine.play.player import score_text
+from engine.play.sgf import to_sgf
+from engine.gtp.client import EngineFailure, GtpClient
+
+
+@dataclass
+class MatchConfig:
+    size: int = 9
+    komi: float = 7.5
+    max_moves: int = 0            # 0: 3 * size * size
+    main_time: float = 0.0        # seconds per side; 0 with byo_time 0: no clock
+    byo_time: float = 0.0
+    byo_stones: int = 0
+    move_timeout: float = 600.0   # a move slower than this loses (hung engine)
+
+
+def wilson_interval(wins, n, z=1.96):
+    """95% score interval for a win rate (draws counted as half wins)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _dead_list(client, size):
+    text = client.send("final_status_list dead", timeout=120)
+    return {parse_vertex(v, size) for v in text.split()}
+
+
+def play_game(engines, names, config, referee=None, opening=()):
+    """One game; `engines` maps BLACK and WHITE to GtpClients; `opening` lists (colour, point)
+    moves played first on every board (a common start for paired games).  Returns a result
+    dict and the finished Game."""
+    size = config.size
+    game = Game(size, config.komi)
+    for client in engines.values():
+        client.send(f"boardsize {size}")
+        client.send("clear_board")
+        client.send(f"komi {config.komi:g}")
+        if config.main_time or config.byo_time:
+            client.send(f"time_settings {config.main_time:g} {config.byo_time:g} {config.byo_stones}")
+    clocks = {c: [config.main_time, config.byo_time, config.byo_stones, False] for c in engines}
+    timed = bool(config.main_time or config.byo_time)
+    cap = config.max_moves or 3 * size * size
+    result = {"black": names[BLACK], "white": names[WHITE], "moves": 0}
+    colour, passes = BLACK, 0
+    for colour, p in opening:
+        game.play(colour, p)
+        for client in engines.values():
+            client.send(f"play {'b' if colour == BLACK else 'w'} {format_vertex(p, size)}")
+        colour = BLACK + WHITE - colour
+    while True:
+        if len(game.moves) >= cap:
+            result["end"] = "move cap"
+            break
+        mover, other = engines[colour], engines[BLACK + WHITE - colour]
+        letter = "b" if colour == BLACK else "w"
+        try:
+            if timed:
+                main, byo, stones, in_byo = clocks[colour]
+                mover.send(f"time_left {letter} {max(byo if in_byo else main, 0):.0f} "
+                           f"{stones if in_byo else 0}")
+            start = time.monotonic()
+            answer = mover.send(f"genmove {letter}", timeout=config.move_timeout).lower()
+            used = time.monotonic() - start
+        except EngineFailure as e:
+            return _forfeit(result, game, colour, f"{names[colour]}: {e}"), game
+        if timed and _spend(clocks[colour], used, config):
+            return _forfeit(result, game, colour, f"{names[colour]} lost on time"), game
+        if answer == "resign":
+            result["end"] = "resign"
+            result["winner"] = "W" if colour == BLACK else "B"
+            break
+        try:
+            p = parse_vertex(answer, size)
+            game.play(colour, p)
+        except (ValueError, IllegalMove) as e:
+            return _forfeit(result, game, colour, f"{names[colour]} played {answer!r}: {e}"), game
+        try:
+            other.send(f"play {letter} {answer}")
+        except EngineFailure as e:
+            return _forfeit(result, game, BLACK + WHITE - colour, f"{names[BLACK + WHITE - colour]}: {e}"), game
+        passes = passes + 1 if p == PASS else 0
+        colour = BLACK + WHITE - colour
+        if passes >= 2:
+            result["end"] = "passes"
+            break
+    result["moves"] = len(game.moves)
+    if result.get("end") != "resign":
+        result.update(_score(game, engines, referee, size))
+    return result, game
+
+
+def _spend(clock, used, config):
+    """Charge `used` seconds to a [main, byo, stones_left, in_byo] clock; True if it ran out."""
+    main, byo, stones, in_byo = clock
+    if not in_byo:
+        main -= used
+        if main >= 0:
+            clock[0] = main
+            return False
+        if config.byo_time <= 0:
+            return True
+        clock[0], clock[3] = 0.0, True
+        used, byo, stones = -main, config.byo_time, config.byo_stones
+    byo -= used
+    if byo < 0:
+        return True
+    stones -= 1
+    if stones <= 0:
+        byo, stones = config.byo_time, config.byo_stones
+    clock[1], clock[2] = byo, stones
+    return False
+
+
+def _forfeit(result, game, loser, error):
+    result.update(winner="W" if loser == BLACK else "B", end="forfeit", error=error,
+                  moves=len(game.moves))
+    return result
+
+
+def _score(game, engines, referee, size):
+    """Dead stones by agreement (or referee), then our Tromp-Taylor count."""
+    try:
+        lists = [_dead_list(engines[c], size) for c in (BLACK, WHITE)]
+    except EngineFailure as e:
+        lists, error = [set(), set()], str(e)
+    else:
+        error = None
+    disputed = lists[0] != lists[1]
+    if disputed and referee is not None:
+        referee.send(f"boardsize {size}")
+        referee.send("clear_board")
+        referee.send(f"komi {game.komi:g}")
+        for colour, p in game.moves:
+            referee.send(f"play {'b' if colour == BLACK else 'w'} {format_vertex(p, size)}")
+        dead = _dead_list(referee, size)
+    else:
+        dead = lists[0] & lists[1]
+    margin = game.score(dead)
+    out = {"score": margin, "winner": "B" if margin > 0 else "W" if margin < 0 else "0",
+           "dead": sorted(format_vertex(p, size) for p in dead), "disputed": disputed}
+    if error:
+        out["error"] = error
+    return out
+
+
+def _clients_key(cmd_a, cmd_b, referee_cmd):
+    return ("match", cmd_a, cmd_b, referee_cmd)
+
+
+class _Clients:
+    """The two engines of a match (and its referee), kept by a worker across its games."""
+
+    def __init__(self, cmd_a, cmd_b, referee_cmd):
+        self.a = self.b = self.referee = None
+        try:
+            self.a = GtpClient(cmd_a)
+            self.b = GtpClient(cmd_b)
+            self.referee = GtpClient(referee_cmd) if referee_cmd else None
+        except EngineFailure:
+            self.close()
+            raise
+
+    def close(self):
+        for c in (self.a, self.b, self.referee):
+            if c:
+                c.close()
+
+
+def play_one(i, cmd_a, cmd_b, referee_cmd, config, names):
+    """One work unit: game `i` of a match (A is Black when i is even) on this worker's pair of
+    engines; (result dict, SGF bytes or None).  An engine that failed is dropped, so the next
+    game starts afresh; one that cannot even start loses this game only."""
+    key = _clients_key(cmd_a, cmd_b, referee_cmd)
+    black_is_a = i % 2 == 0
+    game = None
+    try:
+        clients = worker_cache(key, lambda: _Clients(cmd_a, cmd_b, referee_cmd))
+        engines = ({BLACK: clients.a, WHITE: clients.b} if black_is_a
+                   else {BLACK: clients.b, WHITE: clients.a})
+        labels = ({BLACK: names[0], WHITE: names[1]} if black_is_a
+                  else {BLACK: names[1], WHITE: names[0]})
+        result, game = play_game(engines, labels, config, clients.referee)
+        if result.get("error"):
+            drop_cached(key)  # an engine failed (maybe died): the next game starts afresh
+    except EngineFailure as e:
+        result = {"error": str(e), "winner": None, "end": "failed"}
+        drop_cached(key)
+    result["game"] = i
+    result["a_colour"] = "B" if black_is_a else "W"
+    result["a_wins"] = (None if result.get("winner") is None else
+                        0.5 if result["winner"] == "0" else
+                        float(result["winner"] == result["a_colour"]))
+    sgf = None
+    if game is not None:
+        sgf = to_sgf(game, result=result_text(result), black_name=result.get("black"),
+                     white_name=result.get("white"))
+    return result, sgf
+
+
+def run_match(cmd_a, cmd_b, games, out_dir, config, referee_cmd=None, cluster=None,
+              progress=None, names=("A", "B")):
+    """Play `games` games between two engine command lines, alternating colours (A is
+    Black in even-numbered games), skipping games already in `out_dir/results.jsonl`; one
+    game a unit on `cluster` (engine.parallel.cluster; default this process), each worker keeping its
+    engine processes across its games.  Returns every result (old and new)."""
+    out = Path(out_dir)
+    (out / "games").mkdir(parents=True, exist_ok=True)
+    results_path = out / "results.jsonl"
+    done = {r["game"]: r for r in read_results(results_path, repair=True)}
+    todo = [i for i in range(games) if i not in done]
+    cluster = cluster or InProcess()
+    if progress:
+        progress(len(done), games)
+    try:
+        for _, (result, sgf) in cluster.run(play_one, todo, cmd_a, cmd_b, referee_cmd, config,
+                                            tuple(names)):
+            i = result["game"]
+            if sgf is not None:
+                (out / "games" / f"game-{i:04d}.sgf").write_bytes(sgf)
+            with results_path.open("a") as f:
+                f.write(json.dumps(result) + "\n")
+            done[i] = result
+            if progress:
+                progress(len(done), games)
+    finally:
+        cluster.on_workers(close_cached, "match")
+    return [done[i] for i in sorted(done)]
+
+
+def read_results(path, repair=False):
+    """The result dicts of a results.jsonl file (none if it does not exist); ValueError naming
+    the file and line for anything that is not one JSON object per line.  A last line cut off
+    by an interrupted run is ignored (its game is simply played again), and with `repair`
+    removed from the file so that new lines can be appended."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    text = path.read_text()
+    lines = text.splitlines()
+    out = []
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            if not isinstance(r, dict) or "game" not in r:
+                raise ValueError("not a game result")
+        except ValueError as e:
+            if k == len(lines) and not text.endswith("\n"):
+                if repair:
+                    path.write_text(text[:len(text) - len(line)])
+                break
+            raise ValueError(f"{path}, line {k}: corrupt result ({e})") from None
+        out.append(r)
+    return out
+
+
+def result_text(result):
+    """The SGF RE value of a result dict: B+R, W+F, B+3.5, 0 or ?."""
+    winner = result.get("winner")
+    if result.get("end") == "resign":
+        return f"{winner}+R"
+    if result.get("end") == "forfeit":
+        return f"{winner}+F"
+    if "score" in result:
+        return score_text(result["score"])
+    return "?"
+
+
+def summary(results, names=("A", "B")):
+    """Win rate of A with its 95% interval, from the decided games."""
+    decided = [r["a_wins"] for r in results if r.get("a_wins") is not None]
+    n, wins = len(decided), sum(decided)
+    low, high = wilson_interval(wins, n)
+    return {"a": names[0], "b": names[1], "games": n, "a_wins": wins,
+            "a_winrate": wins / n if n else None, "a_winrate_95": [low, high],
+            "errors": [r["error"] for r in results if r.get("error")]}

@@ -1,0 +1,400 @@
+"""The player: decides moves and judges finished games for one `Game`.
+
+`Engine` holds the game record, the playout policy, the search parameters, the
+clocks and one search tree per thread (root parallelism: the threads search
+independent trees of the same position and their root statistics are summed,
+so results stay reproducible for a seed and a playout count).  It offers what
+a GTP front end needs: generate a move, analyse, estimate ownership, list dead /
+alive / seki stones, score.  It knows the game but nothing of the protocol
+(engine/gtp.py translates).
+
+Trees survive from one move to the next: a new search walks the old tree down
+the moves played since and keeps that subtree (engine/tree.py `reuse`).
+"""
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
+
+from engine.search import mcts as search
+from engine.search import tree as tree_mod
+from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, is_eye, play
+from engine.play.game import Game, opponent
+from engine.core.rng import make_rng
+from engine.play.status import classify
+from engine.tactics.ladders import chain_liberties
+from engine.play.timecontrol import TimeControl
+
+BATCH = 64                 # simulations per compiled call between clock / stop checks
+OWNERSHIP_PLAYOUTS = 400   # playouts behind final_status_list and final_score
+RESIGN_AFTER = 0.25        # fraction of the board's points that must be played before resigning
+
+
+@dataclass
+class Settings:
+    playouts: int = 5000            # per move, when no clock and no --time
+    seconds: float | None = None    # per move, instead of playouts
+    threads: int = 1
+    seed: int = 0
+    max_nodes: int = 1_000_000      # tree nodes, all threads together
+    resign: float = 0.1             # resign below this win rate (0: never)
+    ponder: bool = False            # think on the opponent's time
+    params: np.ndarray = field(default_factory=search.default_params)
+
+
+@dataclass
+class MoveStats:
+    move: int
+    visits: int
+    winrate: float      # for the player to move at the root
+    prior: float        # policy probability among the root's children
+    pv: list
+
+
+class SearchThread:
+    """One tree (with a spare pool for reuse) and one random stream."""
+
+    def __init__(self, capacity, board_points):
+        self.capacity = capacity
+        self.tree = tree_mod.new_tree(capacity, board_points)
+        self.spare = None
+        self.key = None  # (moves, colour to move) the root stands for
+
+    def sync(self, game, colour, allow_reuse):
+        """Make the root stand for `game`'s position with `colour` to move."""
+        moves = tuple(game.moves)
+        old = self.key
+        # The start position and komi must match too: a set-up or re-komied game with the
+        # same move list is another game.
+        origin = (int(game.initial_board.meta[M_HASH]), game.size, game.komi)
+        self.key = (game.hash, moves, colour, origin)
+        if (allow_reuse and old is not None and old[3] == origin
+                and moves[:len(old[1])] == old[1]):
+            node, expected = 0, old[2]
+            for col, mv in moves[len(old[1]):]:
+                node = tree_mod.find_child(self.tree, node, mv) if col == expected else -1
+                if node < 0:
+                    break
+                expected = opponent(col)
+            if node >= 0 and expected == colour:
+                if node != 0:
+                    if self.spare is None:
+                        self.spare = tree_mod.new_tree(self.capacity, self.tree.owned.shape[1])
+                    tree_mod.reuse(self.tree, node, self.spare)
+                    self.tree, self.spare = self.spare, self.tree
+                return
+        tree_mod.clear(self.tree)
+
+
+class Engine:
+    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None, prior=None):
+        self.game = Game(size, komi)
+        self.settings = settings or Settings()
+        self.weights = None         # the spec in use; None: the best shipped for the size
+        self.prior_weights = None   # the tree prior's spec; None: the best shipped for the size
+        self._policy = self._prior = None
+        self._policy_size = self._prior_size = None
+        self.load_prior(prior)
+        self.load_weights(weights)
+        self.clock = TimeControl()
+        self.log = log or (lambda *a: None)
+        self._decisions = 0
+        self._low_winrate = False   # the previous decision was below the resign threshold
+        self.stop = threading.Event()
+
+    # -- playout policy ---------------------------------------------------------------------
+
+    def load_weights(self, spec):
+        """Use the playout policy `spec` ("uniform", "handcrafted", a weight file; None for the
+        best shipped weights of the board size).  On any error (WeightFileError naming the
+        file) the policy in use is kept."""
+        size = self.game.size
+        self._policy = load_policy(spec or default_policy_spec(size), size)
+        self._gained = None  # (gain, the policy times it), made when first asked for
+        self.weights, self._policy_size = spec, size
+        if self._prior_size != size:
+            self.load_prior(self.prior_weights)
+        self._threads = []  # trees searched with another policy are not reused
+
+    def load_prior(self, spec):
+        """Take the tree's H from the policy `spec` (as load_weights; "playout": the playout
+        policy itself; None: the best shipped prior of the board size, else the playout
+        policy).  On any error the prior in use is kept."""
+        size = self.game.size
+        spec_used = spec or default_prior_spec(size)
+        self._prior = None if spec_used == "playout" else load_policy(spec_used, size)
+        self.prior_weights, self._prior_size = spec, size
+        self._threads = []
+
+    def _follow_board_size(self):
+        if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
+            self.load_weights(self.weights)      # (which reloads the prior too)
+
+    @property
+    def policy(self):
+        """The playout policy: the loaded weights times the `playout_gain` parameter."""
+        self._follow_board_size()
+        gain = float(self.settings.params[search.P_PLAYOUT_GAIN])
+        if self._gained is None or self._gained[0] != gain:
+            self._gained = (gain, self._policy if gain == 1.0 else with_gain(self._policy, gain))
+        return self._gained[1]
+
+    @property
+    def prior(self):
+        """The policy whose move scores are the tree's H (the playout policy's own weights, not
+        their gain, when no separate prior is loaded: the gain tunes the playouts alone)."""
+        self._follow_board_size()
+        return self._policy if self._prior is None else self._prior
+
+    # -- parameters ------------------------------------------------------------------------
+
+    def set_param(self, name, value):
+        """Set a search parameter by name (see engine/search.py PARAMS); KeyError if unknown."""
+        self.settings.params[search.PARAM_INDEX[name]] = float(value)
+
+    def params(self):
+        return {name: float(self.settings.params[i]) for i, (name, _, _) in enumerate(search.PARAMS)}
+
+    # -- searching -------------------------------------------------------------------------
+
+    def _searchers(self):
+        points = self.game.board.color.shape[0]
+        threads = self.settings.threads
+        capacity = max(self.settings.max_nodes // threads, 1024)
+        if (len(self._threads) != threads or self._threads[0].tree.owned.shape[1] != points
+                or self._threads[0].capacity != capacity):
+            self._threads = [SearchThread(capacity, points) for _ in range(threads)]
+        return self._threads
+
+    def candidates(self, colour):
+        """Legal moves that do not fill one's own single-point eye (superko checked)."""
+        b = self.game.board
+        return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
+
+    def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
+               should_stop=None, allowed=None):
+        """Search the current position for `colour` until `total` simulations, `deadline`,
+        `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
+        `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
+        only those moves.  Returns the number of simulations run."""
+        g = self.game
+        policy, prior = self.policy, self.prior  # first: a board-size change renews the trees
+        searchers = self._searchers()
+        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        b = g.board
+        for p in b.empties[:int(b.meta[M_NEMPTY])]:
+            if g.illegal_reason(colour, int(p)) == "superko" or (
+                    allowed is not None and int(p) not in allowed):
+                exclude[p] = 1
+        self._decisions += 1
+        base = self.settings.seed * 1_000_003 + self._decisions * 7919
+        threads = len(searchers)
+        share = None if total is None else -(-total // threads)
+        done = [0] * threads
+
+        def work(t, s, rng):
+            while not self.stop.is_set() and (share is None or done[t] < share):
+                n = BATCH if share is None else min(BATCH, share - done[t])
+                search.run(s.tree, b, colour, policy, prior, self.settings.params, g.komi, n, rng,
+                           exclude)
+                done[t] += n
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+
+        for s in searchers:
+            s.sync(g, colour, allow_reuse=not exclude.any())
+        pool = [threading.Thread(target=work, args=(t, s, make_rng(base + t)), daemon=True)
+                for t, s in enumerate(searchers)]
+        for th in pool:
+            th.start()
+        next_report = time.perf_counter() + interval
+        watching = report is not None or should_stop is not None
+        for th in pool:
+            while th.is_alive():
+                th.join(timeout=0.02 if watching else None)
+                if should_stop is not None and should_stop():
+                    self.stop.set()
+                if report and time.perf_counter() >= next_report:
+                    report()
+                    next_report = time.perf_counter() + interval
+        return sum(done)
+
+    def has_search(self, colour):
+        """Do the trees stand for the current position with `colour` to move?"""
+        g = self.game
+        key = (g.hash, tuple(g.moves), colour, (int(g.initial_board.meta[M_HASH]), g.size, g.komi))
+        return bool(self._threads) and all(s.key == key for s in self._threads)
+
+    def root_stats(self):
+        """Statistics of the root's visited children over all threads, most visited first."""
+        merged = {}
+        for s in self._threads:
+            t = s.tree
+            first, count = t.child_start[0], t.n_child[0]
+            priors = t.prior[first:first + count]
+            weights = np.exp(priors - priors.max()) if count else priors
+            weights = weights / weights.sum() if count else weights
+            for i in range(count):
+                k = first + i
+                m = int(t.move[k])
+                v, w = int(t.visits[k]), float(t.wins[k])
+                old = merged.get(m)
+                pv = self._pv(t, k) if old is None or v > old[3] else old[4]
+                vs, ws = (old[0] + v, old[1] + w) if old else (v, w)
+                merged[m] = (vs, ws, float(weights[i]), max(v, old[3] if old else 0), pv)
+        stats = [MoveStats(m, vs, ws / vs if vs else 0.0, prior, pv)
+                 for m, (vs, ws, prior, _, pv) in merged.items() if vs > 0]
+        stats.sort(key=lambda s: (-s.visits, -s.winrate))
+        return stats
+
+    @staticmethod
+    def _pv(t, node, limit=20):
+        pv = [int(t.move[node])]
+        while len(pv) < limit:
+            node = tree_mod.best_child(t, node)
+            if node < 0:
+                break
+            pv.append(int(t.move[node]))
+        return pv
+
+    def think_budget(self, colour):
+        """(deadline or None, simulation count or None) for the next decision."""
+        g = self.game
+        seconds = self.clock.budget(colour, len(g.moves), g.size * g.size)
+        if seconds is None:
+            seconds = self.settings.seconds
+        if seconds is None:
+            return None, self.settings.playouts
+        return time.perf_counter() + seconds, None
+
+    # -- deciding --------------------------------------------------------------------------
+
+    def analyze(self, colour, report, interval, should_stop):
+        """Search until `should_stop()`, calling `report()` every `interval` seconds."""
+        self.stop.clear()
+        self.search(colour, report=report, interval=interval, should_stop=should_stop)
+        report()
+
+    def ponder(self, should_stop):
+        """Think on the opponent's time (their move next) until `should_stop()`; the tree is
+        kept for our next search."""
+        self.stop.clear()
+        self.search(self.game.to_play, should_stop=should_stop)
+
+    def genmove(self, colour, cleanup=False, report=None, interval=1.0, should_stop=None,
+                allowed=None):
+        """Choose a move for `colour` (not played): a point, PASS, or None to resign.
+
+        Passes when nothing useful is left, when the search prefers it, or when the
+        opponent has passed and we win as the board stands (with dead stones removed), having
+        first taken its own live chains out of atari (a ko it just took, say).  With `cleanup`
+        (kgs-genmove_cleanup) it never passes while opponent stones are dead on the board, so
+        that they get captured.  With `allowed` (GNU Go's restricted_genmove: a set of legal
+        points, PASS among them or not) it answers one of them, never resigning."""
+        g = self.game
+        start = time.perf_counter()
+        self.stop.clear()
+        if allowed is not None:
+            return self._restricted_move(colour, allowed)
+        if not self.candidates(colour):
+            return PASS
+        if cleanup or (g.moves and g.moves[-1][1] == PASS):
+            dead = [p for chain in self.final_status(colour)["dead"] for p in chain]
+            dead_theirs = [p for p in dead if g.board.color[p] == opponent(colour)]
+            margin = g.score(dead)
+            winning = margin > 0 if colour == BLACK else margin < 0
+            if winning and not (cleanup and dead_theirs):
+                rescue = self._rescue_before_passing(colour, dead)
+                return PASS if rescue is None else rescue
+        deadline, total = self.think_budget(colour)
+        sims = self.search(colour, deadline, total, report, interval, should_stop)
+        stats = self.root_stats()
+        if cleanup:
+            stats = [s for s in stats if s.move != PASS] or stats
+        if not stats:
+            return PASS
+        best = stats[0]
+        self.log(f"genmove: {sims} simulations in {time.perf_counter() - start:.2f} s, "
+                 f"best {best.move} visits {best.visits} win rate {best.winrate:.3f}")
+        if self._should_resign(best.winrate):
+            return None
+        return best.move
+
+    def _rescue_before_passing(self, colour, dead):
+        """A move that takes one of `colour`'s live chains out of atari (its liberty, when
+        that leaves the chain two liberties or more), or None.  A chain left in atari at the
+        end, as after taking a ko, is alive with `colour` to move and dead with the opponent
+        to move: passing would leave its fate to whoever moves next, and a referee may judge
+        it either way."""
+        g = self.game
+        b = g.board
+        gone = set(dead)
+        libs = np.zeros(1, np.int32)
+        for p in g.stones(colour):
+            if b.libs[b.head[p]] != 1 or p in gone or chain_liberties(b, p, libs) != 1:
+                continue
+            q = int(libs[0])
+            if g.is_legal(colour, q):
+                after = copy_board(b)
+                play(after, q, colour)
+                if after.libs[after.head[q]] >= 2:
+                    return q
+        return None
+
+    def _restricted_move(self, colour, allowed):
+        """The most visited of the `allowed` moves after a search limited to them (eye-filling
+        moves, which the tree never expands, only when nothing else is allowed)."""
+        deadline, total = self.think_budget(colour)
+        self.search(colour, deadline, total, allowed=allowed)
+        stats = [s for s in self.root_stats() if s.move in allowed]
+        if stats:
+            return stats[0].move
+        return min(allowed, key=lambda p: (p == PASS, p))
+
+    def _should_resign(self, winrate):
+        """Resign when the win rate stays below the threshold two decisions running, and never
+        in the opening."""
+        threshold = self.settings.resign
+        low = threshold > 0 and winrate < threshold
+        opening = len(self.game.moves) < RESIGN_AFTER * self.game.size ** 2
+        resign = low and self._low_winrate and not opening
+        self._low_winrate = low
+        return resign
+
+    # -- judging the end -------------------------------------------------------------------
+
+    def ownership(self, colour=None, playouts=OWNERSHIP_PLAYOUTS):
+        """(black_share, white_share): fraction of playouts in which each point ends owned by
+        each colour, playing the current position out with the playout policy."""
+        g = self.game
+        colour = colour or g.to_play
+        t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
+        params = self.settings.params.copy()
+        params[search.P_EXPAND] = math.inf   # the root only: every simulation is a playout
+        params[search.P_T] = math.inf        # first moves drawn from the policy too
+        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        # The first moves too are drawn from the playout policy (not the prior): a pure playout.
+        search.run(t, g.board, colour, self.policy, self.policy, params, g.komi, playouts,
+                   make_rng(self.settings.seed + 17), exclude)
+        return t.owned[0] / playouts, t.owned[1] / playouts
+
+    def final_status(self, colour=None):
+        """Chains classified as dead / alive / seki (see engine/status.py)."""
+        black, white = self.ownership(colour)
+        return classify(self.game.board, black, white)
+
+    def final_score(self):
+        """Area score with komi after removing the stones judged dead (positive: Black ahead)."""
+        dead = [p for chain in self.final_status()["dead"] for p in chain]
+        return self.game.score(dead)
+
+
+def score_text(margin):
+    """GTP / SGF result text: B+3.5, W+0.5 or 0."""
+    if margin == 0:
+        return "0"
+    return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"

@@ -1,0 +1,385 @@
+"""Compiled Monte-Carlo tree search: UCT with progressive bias and progressive unpruning.
+
+One simulation descends from the root choosing children, expands a leaf whose
+visits reached `expand_visits`, plays the rest of the game with the playout
+policy, and backs the result up the path.  The selection rule is Chaslot et
+al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
+
+- below `prune_visits` (T) visits a node follows the prior policy: a child is
+  sampled with probability proportional to exp(H) (the soft start);
+- from T on, only the `k_init` children best by H are eligible, one more each
+  time the node's visits pass A·B^(k − k_init) (progressive unpruning), and the
+  child maximising  v + C·sqrt(ln n_p / n_k) + W·H/(n_k + 1)  is taken
+  (UCT plus progressive bias); unvisited eligible children come first, in
+  order of H;
+- with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
+  β = ñ / (n + ñ + n·ñ/equiv); with `rave_decay` a simulation's AMAF update counts more for
+  a move played soon after the node than for one played near the simulation's end.
+
+With `score_weight` w > 0 a simulation's result is (1 − w)·win + w·(1 + m)/2, m its margin
+over `score_scale` clipped to [−1, 1] (Pachi's val_scale), so that the search prefers safer
+wins to the narrowest one.
+
+With `lgr` on, the playouts answer the previous move with its last good reply
+(LGRF-1, Baier & Drake 2010): after each simulation, every move of the
+winner (tree part and playout) becomes its colour's stored reply to the move
+before it, and the loser's moves are forgotten as replies.
+
+With `playout_ladders` on, the playouts too set aside escapes into working ladders; with
+`playout_fights` p, a playout move answers the last move's atari or two-liberty fight with
+probability p, and with `playout_nakade` q takes the vital point of a small space the last
+move was played in with probability q (engine/fights.py).
+
+H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
+expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
+lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be
+the playout policy itself or another one (a softmax trained to predict a strong player's
+moves, `--prior`): the playouts want balance, the tree wants the best move first.  Every
+constant is a named entry of `PARAMS`, settable from the command line and GTP.  The loop runs
+in batches called from Python (engine/player.py), which watches the clock between them.
+"""
+import numpy as np
+from numba import njit
+
+from policies.kernel import (NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE, move_scores,
+                             playout_moves, playout_moves_reading)
+
+from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
+                               is_eye, is_legal, play)
+from engine.core.rng import rand_float
+from engine.tactics.ladders import ladder_adjust
+from engine.search.tree import allocate, reset_node
+
+# name, default, meaning.  The order defines the compiled parameter vector.  The defaults
+# (RAVE over whole simulations, seeded by the policy's priors; little UCT exploration; no
+# progressive bias, whose role the priors take) won the matches against GnuGo recorded in
+# BENCHMARKS.md (Strength): 35% against 12.5% for UCT with progressive bias alone.
+# prior_visits 50 (Gelly & Silver's best n_prior) led both GNU Go's regression suites and the
+# GnuGo matches (59.2% over 120 games against 53.3% for 20; BENCHMARKS.md, sessions 4-7).
+# prune_visits 100 (a longer soft start, children sampled by the prior): 73.2% of 200 games
+# against 72.1% of 120 for 30 with the GnuGo-trained prior (session 8), 58.8% against 59.2%
+# with the playout policy's H (session 7): a wash both times; 100 is the setting measured most.
+# rave_decay (Fuego's weighted RAVE updates) stays off: 76.2% of its first 160 games against
+# GnuGo 10, then 65% of 120 once it was the default; 71.4% of 280 in all against 73.2% of 200
+# for plain AMAF updates (session 9).  Neither it nor any other knob of session 9 moved the
+# engine beyond the noise.
+# playout_fights and playout_nakade 1 (session 11): the playouts answer ataris and two-liberty
+# fights next to the last move and take nakade vital points.  Against GnuGo 10: 81.1% of 159
+# games with the fights alone, 80.0% of 273 with nakade too, against 70.7% of 496 without
+# either (BENCHMARKS.md, session 11); the fights cost 28% more time per simulation, nakade 1.5%.
+PARAMS = (
+    ("uct_c", 0.1, "UCT exploration constant C"),
+    ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
+    ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
+    ("prune_visits", 100.0, "T: visits from which a node selects by UCT over unpruned children"),
+    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
+    ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
+    ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
+    ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
+    ("rave", 1.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
+    ("rave_equiv", 2000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
+    ("prior_visits", 50.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
+    ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
+    ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
+    ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
+    ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
+    ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
+    ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
+    ("score_scale", 20.0, "margin (points) at which the score share is full"),
+    ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
+    ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
+                        "end (Fuego's weighted updates: 1; 0: all alike)"),
+    ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
+                          "favourite moves more often); applied when the engine loads the policy"),
+    ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
+                         "besides ataris (0: ladders only)"),
+    ("playout_fights", 1.0, "probability that a playout move answers the last move's fight "
+                            "(chains next to it in atari or with two liberties) before drawing"),
+    ("playout_nakade", 1.0, "probability that a playout move takes the vital point of a small "
+                            "space (nakade) the last move was played in, before drawing"),
+)
+PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
+(P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
+ P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
+ P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS,
+ P_PLAYOUT_FIGHTS, P_PLAYOUT_NAKADE) = range(len(PARAMS))
+
+
+def default_params():
+    return np.array([default for _, default, _ in PARAMS], dtype=np.float64)
+
+
+@njit(cache=True)
+def playout_rules(params):
+    """The playouts' rules (policies.softmax.RULE_*) the parameters ask for."""
+    rules = NO_RULES.copy()
+    rules[RULE_LADDERS] = params[P_PLAYOUT_LADDERS]
+    rules[RULE_FIGHTS] = params[P_PLAYOUT_FIGHTS]
+    rules[RULE_NAKADE] = params[P_PLAYOUT_NAKADE]
+    return rules
+
+
+def default_playout_rules():
+    return playout_rules(default_params())
+
+
+@njit(cache=True)
+def unpruned_count(visits, n_child, params):
+    """How many of a node's children (sorted by H) are eligible at `visits` visits."""
+    k = min(int(params[P_KINIT]), n_child)
+    if k < 1:
+        k = 1
+    while k < n_child and visits >= params[P_A] * params[P_B] ** (k - params[P_KINIT]):
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def expand(tree, node, b, c, prior, params, scores, exclude):
+    """Create the children of `node` (position `b`, `c` to move): every legal move that does
+    not fill c's own eye, sorted by H (the `prior` policy's move scores), plus PASS last.
+    False if the pool is full.
+
+    A child's prior is its H minus the best child's (H is a log-preference, defined up to a
+    constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
+    and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
+    sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
+    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it."""
+    n = b.meta[M_NEMPTY]
+    moves = np.empty(n + 1, np.int32)
+    count = 0
+    for i in range(n):
+        p = b.empties[i]
+        if exclude[p] == 0 and not is_eye(b, p, c) and is_legal(b, p, c):
+            moves[count] = p
+            count += 1
+    start = allocate(tree, count + 1)
+    if start < 0:
+        return False
+    move_scores(b, c, prior, scores)
+    h = np.empty(count)
+    for i in range(count):
+        h[i] = scores[moves[i]]
+    ladder_adjust(b, c, moves, count, h, params[P_LADDER_ESCAPE], params[P_LADDER_CAPTURE],
+                  int(params[P_LADDER_NETS]))
+    order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
+    top = h[order[0]] if count > 0 else 0.0
+    low = h[order[count - 1]] if count > 0 else 0.0
+    prior_n = params[P_PRIOR_N] if params[P_RAVE] > 0.0 else 0.0
+    # The centre of the RAVE priors, relative to the top: log mean exp of the candidates' H,
+    # or a fixed H, so that one overwhelming move (a capture) does not make the rest look lost.
+    mean = 0.0
+    if params[P_PRIOR_CENTER] >= 0.0:
+        mean = params[P_PRIOR_CENTER] - top
+    elif prior_n > 0.0 and count > 0:
+        for i in range(count):
+            mean += np.exp(h[i] - top)
+        mean = np.log(mean / count)
+    for i in range(count + 1):
+        j = start + i
+        move = moves[order[i]] if i < count else PASS
+        prior = h[order[i]] - top if i < count else low - top - 1.0
+        reset_node(tree, j, move, node, prior)
+        if prior_n > 0.0:
+            tree.rave_n[j] = prior_n
+            tree.rave_w[j] = prior_n / (1.0 + np.exp(-params[P_PRIOR_GAIN] * (prior - mean)))
+    tree.child_start[node] = start
+    tree.n_child[node] = count + 1
+    # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
+    # `allowed` = all children marks such a node; 0 leaves it to the unpruning schedule.
+    flat = count == 0 or top == low
+    tree.allowed[node] = count + 1 if flat else 0
+    return True
+
+
+@njit(cache=True)
+def _sample_by_prior(tree, node, rng):
+    """A child drawn with probability ∝ exp(H) (the playout policy's choice); PASS only if alone."""
+    first = tree.child_start[node]
+    count = tree.n_child[node] - 1  # PASS is last
+    if count <= 0:
+        return first
+    top = tree.prior[first]  # children are sorted by H, so the first is the largest
+    total = 0.0
+    for k in range(first, first + count):
+        total += np.exp(tree.prior[k] - top)
+    x = rand_float(rng) * total
+    for k in range(first, first + count):
+        x -= np.exp(tree.prior[k] - top)
+        if x < 0.0:
+            return k
+    return first + count - 1
+
+
+@njit(cache=True)
+def select_child(tree, node, params, rng):
+    """The child to descend into (see the module docstring for the rule)."""
+    n_p = tree.visits[node]
+    if n_p < params[P_T]:
+        return _sample_by_prior(tree, node, rng)
+    first = tree.child_start[node]
+    n_child = tree.n_child[node]
+    allowed = n_child
+    if tree.allowed[node] != n_child:
+        allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
+    log_np = np.log(max(n_p, 1))  # a fresh node (T = 0) selects too
+    rave = params[P_RAVE] > 0.0
+    best = -1
+    best_score = -1e300
+    for i in range(n_child):
+        if i >= allowed and i != n_child - 1:
+            continue
+        k = first + i
+        n = tree.visits[k]
+        rn = tree.rave_n[k]
+        if n == 0:
+            if rave and rn > 0:
+                score = tree.rave_w[k] / rn + params[P_C] * np.sqrt(log_np)
+            else:
+                score = params[P_FPU]
+            score += params[P_BIAS] * tree.prior[k]
+        else:
+            v = tree.wins[k] / n
+            if rave and rn > 0:
+                beta = rn / (n + rn + n * rn / params[P_RAVE_EQ])
+                v = (1.0 - beta) * v + beta * tree.rave_w[k] / rn
+            score = v + params[P_C] * np.sqrt(log_np / n) + params[P_BIAS] * tree.prior[k] / (n + 1)
+        if score > best_score:
+            best_score = score
+            best = k
+    return best
+
+
+@njit(cache=True, nogil=True)
+def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude):
+    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move, playing
+    out with policy `pol` and taking H from policy `prior`.  `exclude` marks root moves the
+    caller forbids (superko).  Returns simulations done."""
+    board_points = root_board.color.shape[0]
+    work = copy_board(root_board)
+    owner = np.zeros(board_points, np.int8)
+    scores = np.zeros(board_points)
+    no_exclusion = np.zeros(board_points, np.int8)
+    max_depth = 4 * board_points + 64
+    path = np.empty(max_depth + 1, np.int32)
+    first_play = np.zeros(board_points, np.int32)  # RAVE: index + 1 of each point's first play
+    # The simulation's moves, tree part then playout part (whose length move_cap bounds).
+    moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
+    lgr = params[P_LGR] > 0.0
+    rules = playout_rules(params)
+    reading = rules.max() > 0.0
+    scratch = copy_board(root_board)  # the playouts' ladder readings' board
+    replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
+    if tree.n_child[0] == 0:
+        expand(tree, 0, root_board, to_play, prior, params, scores, exclude)
+    for _ in range(count):
+        copy_into(work, root_board)
+        work.meta[M_PASSES] = 0  # a finished game is searched afresh
+        node = 0
+        depth = 0
+        path[0] = 0
+        c = to_play
+        terminal = False
+        while True:
+            if tree.n_child[node] == 0 or depth == max_depth:
+                if work.meta[M_PASSES] >= 2:
+                    terminal = True
+                    break
+                if depth == max_depth or tree.visits[node] < params[P_EXPAND] or not expand(
+                        tree, node, work, c, prior, params, scores, no_exclusion):
+                    break
+            node = select_child(tree, node, params, rng)
+            move = tree.move[node]
+            play(work, move, c)
+            moves_played[depth] = move
+            c = 3 - c
+            depth += 1
+            path[depth] = node
+        n_moves = depth
+        if terminal:
+            score = area_score(work, owner)
+        else:
+            before = work.meta[M_MOVES]
+            if reading:
+                score = playout_moves_reading(work, c, rng, owner, pol, moves_played[depth:],
+                                              replies, rules, scratch)
+            else:
+                score = playout_moves(work, c, rng, owner, pol, moves_played[depth:], replies)
+            n_moves = min(depth + work.meta[M_MOVES] - before, moves_played.shape[0])
+        margin = score - komi
+        black_win = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
+        black_result = black_win
+        if params[P_SCORE_W] > 0.0:  # Pachi's val_scale: a bigger win counts a little more
+            share = min(max(margin / params[P_SCORE_SCALE], -1.0), 1.0)
+            black_result = (1.0 - params[P_SCORE_W]) * black_win + params[P_SCORE_W] * 0.5 * (1.0 + share)
+        # Backpropagate: node i was reached by a move of the colour opposite to who moves there.
+        mover = 3 - to_play  # the root "was reached" by the opponent's last move
+        for i in range(depth + 1):
+            k = path[i]
+            tree.visits[k] += 1
+            tree.wins[k] += black_result if mover == BLACK else 1.0 - black_result
+            mover = 3 - mover
+        for p in range(board_points):
+            if owner[p] == BLACK:
+                tree.owned[0, p] += 1
+            elif owner[p] == WHITE:
+                tree.owned[1, p] += 1
+        if params[P_RAVE] > 0.0:
+            _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
+                         first_play, params[P_RAVE_DECAY])
+        if lgr and black_win != 0.5:
+            _update_replies(replies, moves_played, n_moves, to_play, black_win)
+    return count
+
+
+@njit(cache=True)
+def _update_replies(replies, moves_played, n_moves, to_play, black_result):
+    """LGRF-1: the winner's moves become its replies to the moves before them; a loser's move
+    stored as its reply there is forgotten.  Colours alternate along moves_played."""
+    winner = BLACK if black_result > 0.5 else WHITE
+    for j in range(1, n_moves):
+        prev = moves_played[j - 1]
+        m = moves_played[j]
+        if prev == PASS or m == PASS:
+            continue
+        c = to_play if j % 2 == 0 else 3 - to_play
+        if c == winner:
+            replies[c - 1, prev] = m
+        elif replies[c - 1, prev] == m:
+            replies[c - 1, prev] = PASS
+
+
+@njit(cache=True)
+def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play,
+                 decay):
+    """All-moves-as-first: each child of a path node whose move was played first (on its
+    point, after that node, in the tree or in the playout) by the player to move there shares
+    in the result.  Walking the moves backwards and overwriting leaves, at each node, the
+    earliest later play per point (`first_play`: its index + 1, 0 for none; colours alternate
+    along moves_played, passes included).  With `decay` d an update weighs 1 + d at the node's
+    own move and falls linearly to 1 - d at the simulation's last (Fuego's weighted RAVE
+    updates, d = 1): a move played soon after the node says more about it than one played
+    when the board has changed."""
+    first_play[:] = 0
+    for j in range(n_moves - 1, depth - 1, -1):  # the playout: no tree nodes, only plays
+        m = moves_played[j]
+        if m != PASS:
+            first_play[m] = j + 1
+    for i in range(depth - 1, -1, -1):
+        c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
+        m = moves_played[i]
+        if m != PASS:
+            first_play[m] = i + 1
+        node = path[i]
+        result = black_result if c == BLACK else 1.0 - black_result
+        slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
+        first = tree.child_start[node]
+        for k in range(first, first + tree.n_child[node]):
+            m = tree.move[k]
+            if m == PASS or first_play[m] == 0:
+                continue
+            later = first_play[m] - 1 - i  # plies from the node's move to the point's first play
+            if later % 2 == 0:             # an even distance: played first by c
+                w = 1.0 + decay - slope * later
+                tree.rave_n[k] += w
+                tree.rave_w[k] += w * result

@@ -1,0 +1,247 @@
+"""Answers to the last move's local fight, for the playouts: the chains next to it with one or
+two liberties (Fuego's atari and low-liberty replies, Pachi's moggy 2-liberty checks).
+
+The softmax playout policy weighs captures and escapes anywhere on the board and barely
+prefers an atari to a quiet move, so a capturing race between two chains of two liberties is
+decided by whichever side happens to draw a move there first; Simbal's losses to GnuGo were
+races the playouts read the wrong way (BENCHMARKS.md, session 10).  With the search parameter
+`playout_fights` p > 0, each playout move first asks `fight_reply` (with probability p) and
+plays its answer instead of drawing.  The answers, by urgency:
+
+1. the last move's chain in atari: capture it; a chain of the mover's next to the last move
+   in atari: capture a chain of the opponent's in atari next to it, or extend at its liberty
+   to three liberties or more;
+2. the last move's chain with two liberties: atari it, from a point where the new stone keeps
+   two liberties, if its run at the other liberty reaches no more than two and no chain of
+   the mover's next to it is in atari (so it cannot capture its way out);  a chain of the
+   mover's next to the last move with two liberties: extend at a liberty to three or more,
+   capture an opponent chain in atari next to it, or atari one of two liberties next to it
+   as above (the side to move wins a race of two against two).
+
+One answer is drawn uniformly among those of the most urgent kind the position offers; the
+caller checks that its policy would play it (legal, not filling an own eye, not a ko point).
+Liberties are counted without the captures a move might make: a small, cheap reading.
+
+Nakade (`nakade_reply`, search parameter `playout_nakade`, as Pachi's playouts): when the last
+move was played inside a small space the mover encloses (at most NAKADE_MAX points, empty or
+the opponent's, bounded by the mover's stones and the edge), the mover takes the space's vital
+point, the empty point with the most neighbours in the space when exactly one has that many
+(two or more): in a straight or bent three, a pyramid four, a bulky or crossed five, a rabbity
+six, the point that decides between one eye and two.
+"""
+import numpy as np
+from numba import njit
+
+from engine.core.board import EMPTY, M_LAST, M_WIDTH, next_stamp
+from engine.core.rng import rand_below
+
+MAX_REPLIES = 32   # answers gathered at most (a move touches four chains, each of few liberties)
+NAKADE_MAX = 6     # largest space with a vital point (rabbity six)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _libs_if_played(color, head, nxt, mark, meta, p, c, filled, cap):
+    """Liberties (counted to `cap`) of c's chain through empty `p` if c played there, with
+    `filled` (a point, or -1) taken as occupied, and no captures."""
+    w = meta[M_WIDTH]
+    stamp = next_stamp(mark, meta)
+    mark[p] = stamp
+    if filled >= 0:
+        mark[filled] = stamp
+    n = 0
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] == EMPTY and mark[q] != stamp:
+            mark[q] = stamp
+            n += 1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] != c or n >= cap:
+            continue
+        h = head[q]
+        s = h
+        while True:
+            for r in (s - 1, s + 1, s - w, s + w):
+                if color[r] == EMPTY and mark[r] != stamp:
+                    mark[r] = stamp
+                    n += 1
+            s = nxt[s]
+            if s == h:
+                break
+    return min(n, cap)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _two_liberties(color, head, nxt, w, h):
+    """The two liberties of the chain headed by `h` (which has exactly two)."""
+    a = -1
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == EMPTY:
+                if a < 0:
+                    a = r
+                elif r != a:
+                    return a, r
+        s = nxt[s]
+        if s == h:
+            break
+    return a, a
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _one_liberty(color, head, nxt, w, h):
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == EMPTY:
+                return r
+        s = nxt[s]
+        if s == h:
+            break
+    return -1
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _touches_atari(color, head, libs, nxt, w, h, c):
+    """Is a chain of colour c in atari next to the chain headed by `h`?"""
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == c and libs[head[r]] == 1:
+                return True
+        s = nxt[s]
+        if s == h:
+            break
+    return False
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _add(out, n, p):
+    for i in range(n):
+        if out[i] == p:
+            return n
+    if n < out.shape[0]:
+        out[n] = p
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _add_ataris(color, head, libs, nxt, mark, meta, h, c, out, n):
+    """Append c's working ataris on the two-liberty chain headed by `h` (see the docstring)."""
+    w = meta[M_WIDTH]
+    if _touches_atari(color, head, libs, nxt, w, h, c):
+        return n
+    a, z = _two_liberties(color, head, nxt, w, h)
+    for x, y in ((a, z), (z, a)):
+        if (_libs_if_played(color, head, nxt, mark, meta, x, c, -1, 2) >= 2
+                and _libs_if_played(color, head, nxt, mark, meta, y, 3 - c, x, 3) <= 2):
+            n = _add(out, n, x)
+    return n
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, ataris):
+    """Append the moves that save c's chain headed by `h`: capture an opponent chain in atari
+    next to it, extend at a liberty to three or more, and (with `ataris`) c's working ataris
+    on opponent chains of two liberties next to it."""
+    w = meta[M_WIDTH]
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == 3 - c:
+                lr = libs[head[r]]
+                if lr == 1:
+                    n = _add(out, n, _one_liberty(color, head, nxt, w, head[r]))
+                elif lr == 2 and ataris:
+                    n = _add_ataris(color, head, libs, nxt, mark, meta, head[r], c, out, n)
+            elif color[r] == EMPTY and _libs_if_played(color, head, nxt, mark, meta, r, c, -1,
+                                                       3) >= 3:
+                n = _add(out, n, r)
+        s = nxt[s]
+        if s == h:
+            break
+    return n
+
+
+@njit(cache=True, nogil=True)
+def fight_replies(color, head, libs, nxt, mark, meta, c, out):
+    """The answers for c to the last move's fight (module docstring) into `out`; how many.
+    Only the most urgent kind present is listed."""
+    last = meta[M_LAST]
+    if last < 0 or color[last] != 3 - c:
+        return 0
+    w = meta[M_WIDTH]
+    n = 0
+    for urgent in (True, False):
+        want = 1 if urgent else 2
+        if libs[head[last]] == want:
+            if urgent:
+                n = _add(out, n, _one_liberty(color, head, nxt, w, head[last]))
+            else:
+                n = _add_ataris(color, head, libs, nxt, mark, meta, head[last], c, out, n)
+        seen0 = seen1 = seen2 = -1
+        for q in (last - 1, last + 1, last - w, last + w):
+            h = head[q]
+            if color[q] != c or libs[h] != want or h == seen0 or h == seen1 or h == seen2:
+                continue
+            if seen0 < 0:
+                seen0 = h
+            elif seen1 < 0:
+                seen1 = h
+            else:
+                seen2 = h
+            n = _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, not urgent)
+        if n > 0:
+            return n
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def fight_reply(color, head, libs, nxt, mark, meta, c, rng, out):
+    """One of `fight_replies`, drawn uniformly, or -1 when the last move started no fight."""
+    n = fight_replies(color, head, libs, nxt, mark, meta, c, out)
+    if n == 0:
+        return -1
+    return out[rand_below(rng, n)]
+
+
+@njit(cache=True, nogil=True)
+def nakade_reply(color, meta, mark, c, space):
+    """The vital point of the small space c encloses around the last move (module docstring),
+    or -1.  `space`: scratch of at least NAKADE_MAX + 1 points."""
+    last = meta[M_LAST]
+    if last < 0 or color[last] != 3 - c:
+        return -1
+    w = meta[M_WIDTH]
+    stamp = next_stamp(mark, meta)
+    mark[last] = stamp
+    space[0] = last
+    n = 1
+    i = 0
+    while i < n:   # flood fill over empty points and the opponent's stones, up to the mover's
+        s = space[i]
+        i += 1
+        for q in (s - 1, s + 1, s - w, s + w):
+            if mark[q] != stamp and (color[q] == EMPTY or color[q] == 3 - c):
+                if n == NAKADE_MAX:
+                    return -1
+                mark[q] = stamp
+                space[n] = q
+                n += 1
+    if n < 3:
+        return -1
+    best = -1
+    most = 1
+    tie = False
+    for i in range(n):
+        s = space[i]
+        if color[s] != EMPTY:
+            continue
+        k = 0
+        for q in (s - 1, s + 1, s - w, s + w):
+            k += mark[q] == stamp
+        if k > most:
+            best, most, tie = s, k, False
+        elif k == most:
+            tie = True
+    return -1 if tie else best

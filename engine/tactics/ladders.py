@@ -1,0 +1,258 @@
+"""Ladder reading for the tree: can a chain of one or two liberties be captured by ataris
+(and, when asked, a few net moves)?
+
+The playouts do not read ladders, so a simulation after an escape from atari into a working
+ladder rarely plays the ladder out, and the tree likes the escape; GnuGo reads it and wins
+the chain (BENCHMARKS.md, Strength: Simbal's escapes to two liberties captured soon after,
+in a quarter of its losses).  The tree therefore asks this module once per expanded node
+(engine/search.expand), for the few moves next to a chain of one or two liberties:
+
+- a move that leaves its own chain with two liberties that the opponent captures by
+  successive ataris (a ladder, or a capture of the chaser that does not help), with up to
+  `ladder_nets` net moves among them, has its H lowered by `ladder_escape`;
+- an atari on a two-liberty chain that cannot escape has its H raised by `ladder_capture`.
+
+The playouts may ask it too (`escape_is_caught`, search parameter `playout_ladders`): a drawn
+escape from atari into a working ladder is then set aside and another move drawn, as Pachi's
+and Fuego's playouts do.
+
+The reading is a small depth-first search on board copies (an explicit stack): the attacker
+tries both ataris and, while its allowance of nets lasts, the loose moves next to the two
+liberties (a net, geta: the chain keeps two liberties but cannot run, as GnuGo's reading
+finds); the defender extends (at either liberty after a net) or captures an attacking chain
+in atari next to its own.  A net stone the defender could capture at once counts as no net.
+Past a node budget or a depth the chain counts as escaping, so an unread case changes
+nothing.
+"""
+import numpy as np
+from numba import njit
+
+from engine.core.board import EMPTY, M_WIDTH, copy_board, copy_into, is_legal, next_stamp, play
+
+READ_DEPTH = 60      # plies: a ladder across 19x19 is about 40
+READ_BUDGET = 400    # positions looked at per question
+
+
+@njit(cache=True)
+def chain_liberties(b, p, out):
+    """The liberties of the chain at `p` into `out`, at most len(out) of them; how many."""
+    stamp = next_stamp(b.mark, b.meta)
+    w = b.meta[M_WIDTH]
+    n = 0
+    h = b.head[p]
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == EMPTY and b.mark[q] != stamp:
+                b.mark[q] = stamp
+                out[n] = q
+                n += 1
+                if n == out.shape[0]:
+                    return n
+        s = b.nxt[s]
+        if s == h:
+            break
+    return n
+
+
+MAX_CANDIDATES = 8  # moves read at one node (a defender's: extend, or capture a chaser in atari)
+OPEN = 2            # _candidates: the position needs reading (its moves are in the row)
+
+
+@njit(cache=True, inline='always')
+def _next_to(q, r, w):
+    return abs(q - r) == 1 or abs(q - r) == w
+
+
+@njit(cache=True)
+def _add_nets(b, libs, att, row):
+    """Append to `row` the attacker's net moves against a chain with liberties libs[0:2]: the
+    empty points next to a liberty (a loose move that keeps the chain from running, geta),
+    those next to both liberties first.  Stored as -(point + 1), to tell them from ataris."""
+    w = b.meta[M_WIDTH]
+    a, z = libs[0], libs[1]
+    # First the points next to both liberties (each is one of a's neighbours), then those next
+    # to one only (each appears once among the eight): no point is listed twice.
+    around = (a - 1, a + 1, a - w, a + w, z - 1, z + 1, z - w, z + w)
+    for both in (True, False):
+        for k in range(4 if both else 8):
+            q = around[k]
+            if (row[0] < MAX_CANDIDATES and b.color[q] == EMPTY and q != a and q != z
+                    and (_next_to(q, a, w) and _next_to(q, z, w)) == both
+                    and is_legal(b, q, att)):
+                row[0] += 1
+                row[row[0]] = -(q + 1)
+
+
+@njit(cache=True)
+def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone):
+    """The moves to read at this node into `row`, or the node's value when it has none:
+    1 the chain at `p` is (or will at once be) captured, 0 it escapes, OPEN otherwise (row[0]
+    then holds the number of moves, row[1:] the moves).  The attacker may still play `nets`
+    net moves in this line; `net_stone` is the net just played (the defender to move), or -1."""
+    defender = 3 - att
+    if b.color[p] != defender:
+        return 1
+    budget[0] -= 1
+    libs = np.empty(3, np.int32)
+    n = chain_liberties(b, p, libs)
+    row[0] = 0
+    if attacker_to_move:
+        if n == 1:
+            return 1 if is_legal(b, libs[0], att) else 0
+        if n >= 3 or depth <= 0 or budget[0] <= 0:
+            return 0
+        for i in range(2):   # the two ataris
+            if is_legal(b, libs[i], att):
+                row[0] += 1
+                row[row[0]] = libs[i]
+        if nets > 0:
+            _add_nets(b, libs, att, row)
+        return OPEN if row[0] > 0 else 0
+    if net_stone >= 0:
+        # After a net the chain has two liberties: it runs at either, and a net stone the
+        # defender can take at once (in atari) holds nothing.
+        if n >= 3 or b.libs[b.head[net_stone]] < 2:
+            return 0
+    elif n >= 2:
+        return 0   # not in atari: the attacker's move did not hold it (a chaser was captured)
+    if depth <= 0 or budget[0] <= 0:
+        return 0
+    for i in range(n):
+        if is_legal(b, libs[i], defender):
+            row[0] += 1
+            row[row[0]] = libs[i]
+    w = b.meta[M_WIDTH]
+    one = np.empty(1, np.int32)
+    h = b.head[p]
+    s = h
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if b.color[q] == att and b.libs[b.head[q]] == 1 and row[0] < MAX_CANDIDATES:
+                chain_liberties(b, q, one)
+                known = False
+                for k in range(1, row[0] + 1):
+                    known = known or row[k] == one[0]
+                if not known and is_legal(b, one[0], defender):
+                    row[0] += 1
+                    row[row[0]] = one[0]
+        s = b.nxt[s]
+        if s == h:
+            break
+    return OPEN if row[0] > 0 else 1
+
+
+@njit(cache=True)
+def capturable(b, p, att, attacker_to_move, nets=0):
+    """Can `att` capture the chain at `p` by ataris, with at most `nets` net moves among them
+    (reading within the budget)?"""
+    return _read(b, p, att, attacker_to_move, nets, [b])
+
+
+@njit(cache=True)
+def _read(b, p, att, attacker_to_move, nets, copies):
+    """`capturable`, with `copies` the board copies of the frames below the first, kept from
+    one reading to the next (copies[0] stands for b and is never written).
+
+    A depth-first AND/OR search with an explicit stack (numba's cache does not hold recursive
+    functions): at the attacker's nodes one capturing move suffices, at the defender's every
+    escape must fail.  Frame d holds a board (b itself at d = 0, which is only read), its
+    moves, the next one to try and the net moves the attacker has left."""
+    budget = np.array([READ_BUDGET], np.int64)
+    moves = np.zeros((READ_DEPTH + 1, MAX_CANDIDATES + 1), np.int32)
+    tried = np.zeros(READ_DEPTH + 1, np.int32)
+    nets_left = np.zeros(READ_DEPTH + 1, np.int32)
+    nets_left[0] = nets
+    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0], nets, -1)
+    if value != OPEN:
+        return value == 1
+    d = 0
+    while True:
+        attacker_here = attacker_to_move == (d % 2 == 0)
+        if tried[d] < moves[d, 0]:
+            tried[d] += 1
+            if d + 1 == len(copies):
+                copies.append(copy_board(b))
+            child = copies[d + 1]
+            copy_into(child, b if d == 0 else copies[d])
+            m = moves[d, tried[d]]
+            net = -1
+            if m < 0:   # a net move (_add_nets)
+                m = -m - 1
+                net = m
+            play(child, m, att if attacker_here else 3 - att)
+            nets_left[d + 1] = nets_left[d] - (1 if net >= 0 else 0)
+            value = _candidates(child, p, att, not attacker_here, READ_DEPTH - d - 1, budget,
+                                moves[d + 1], nets_left[d + 1], net)
+            if value == OPEN:
+                d += 1
+                tried[d] = 0
+                continue
+        else:   # every move tried: the attacker found no capture, the defender no escape
+            value = 0 if attacker_here else 1
+            if d == 0:
+                return value == 1
+            d -= 1
+            attacker_here = not attacker_here
+        # `value` is the outcome of a move at frame d: it settles the frame, or the next is tried.
+        while (value == 1) == attacker_here:
+            if d == 0:
+                return value == 1
+            d -= 1
+            attacker_here = not attacker_here
+
+
+@njit(cache=True)
+def ladder_adjust(b, c, moves, count, h, escape, capture, nets):
+    """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the readings above (with up to
+    `nets` net moves in a line)."""
+    if escape == 0.0 and capture == 0.0:
+        return
+    w = b.meta[M_WIDTH]
+    o = 3 - c
+    after = b          # the position after a move: one scratch copy, made at the first need
+    scratch = False
+    copies = [b]       # the readings' board copies, shared by all of them
+    for i in range(count):
+        m = moves[i]
+        save = False
+        attack = False
+        for q in (m - 1, m + 1, m - w, m + w):
+            col = b.color[q]
+            if col == c and b.libs[b.head[q]] <= 2:
+                save = True
+            elif col == o and b.libs[b.head[q]] == 2:
+                attack = True
+        if not (save or attack):
+            continue
+        if scratch:
+            copy_into(after, b)
+        else:
+            after = copy_board(b)
+            scratch = True
+        play(after, m, c)
+        if (save and escape != 0.0 and after.libs[after.head[m]] == 2
+                and _read(after, m, o, True, nets, copies)):
+            h[i] -= escape
+        if attack and capture != 0.0:
+            for q in (m - 1, m + 1, m - w, m + w):
+                if (after.color[q] == o and after.libs[after.head[q]] == 1
+                        and _read(after, q, c, False, nets, copies)):
+                    h[i] += capture
+                    break
+
+
+@njit(cache=True)
+def escape_is_caught(b, m, c, scratch):
+    """Is `m` an extension by `c` of its chain in atari (next to `m`) to two liberties that
+    the opponent then captures by ataris?  Plays on `scratch` (a board of b's size, which it
+    overwrites); the reading itself is rare enough to make its own copies."""
+    w = b.meta[M_WIDTH]
+    in_atari = False
+    for q in (m - 1, m + 1, m - w, m + w):
+        in_atari = in_atari or (b.color[q] == c and b.libs[b.head[q]] == 1)
+    if not in_atari:
+        return False
+    copy_into(scratch, b)
+    play(scratch, m, c)
+    return scratch.libs[scratch.head[m]] == 2 and capturable(scratch, m, 3 - c, True)

@@ -1,0 +1,100 @@
+"""The accuracy of Monte-Carlo evaluation: the measure every trainer is judged by.
+
+`mc_values` evaluates each position of a set by `sims` playouts of a policy (the fraction
+Black wins, score > komi), `mse_with_interval` compares such values with the labels (mean
+squared error, bootstrap 95% interval), and `mse_report` does both for a position file, as
+`simbal eval mse` prints it (Silver & Tesauro's Figure 3: 100 simulations per position, 1000
+test positions).  `label_agreement` compares two label files of the same positions (another
+seed, another labeller): how noisy the labels themselves are.
+
+The playouts run in compiled code (policies.kernel.run_playouts) in parts of the position set
+spread over a cluster (engine/cluster.py); every position has its own random stream, seeded
+from the run's seed and its index, so the values do not depend on the number of workers.
+"""
+import numpy as np
+
+from engine.parallel.cluster import InProcess, split
+from engine.core.rng import make_rng
+
+from policies.data.files import DataFileError, position_board, read_positions
+from policies.kernel import run_playouts
+from policies.loader import load_policy
+
+
+def _values_of(part, pol, sims, seed):
+    """One work unit: the values of the (index, position) pairs of `part`."""
+    out = []
+    for i, pos in part:
+        b, c = position_board(pos)
+        out.append(run_playouts(b, c, sims, make_rng(seed * 1_000_003 + i), float(pos.komi),
+                                pol) / sims)
+    return out
+
+
+def mc_values(positions, pol, sims, seed, cluster=None):
+    """Per position, the fraction of `sims` playouts of Policy `pol` (from the position, its
+    side to play moving first) that Black wins: float64 array in the positions' order.
+    `cluster`: where (engine.parallel.cluster; default this process)."""
+    cluster = cluster or InProcess()
+    parts = split(enumerate(positions), cluster.slots)
+    values = cluster.map(_values_of, parts, cluster.share(pol), sims, seed)
+    return np.array([v for part in values for v in part], dtype=np.float64)
+
+
+def mse_with_interval(values, labels, n_boot=1000, seed=0):
+    """Mean squared error of `values` against `labels` and its bootstrap 95% interval
+    (percentiles of `n_boot` resamples of the positions): dict(mse=, lo=, hi=, n=)."""
+    values = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    if values.shape != labels.shape or values.ndim != 1 or values.size == 0:
+        raise ValueError(f"need two equal non-empty vectors, not {values.shape} and {labels.shape}")
+    sq = (values - labels) ** 2
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, sq.size, size=(n_boot, sq.size))
+    boot = sq[idx].mean(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"mse": float(sq.mean()), "lo": float(lo), "hi": float(hi), "n": int(sq.size)}
+
+
+def labelled(path):
+    """The positions of `path` and their labels; DataFileError if any position has none."""
+    positions = read_positions(path)
+    if not positions:
+        raise DataFileError(f"{path}: no positions")
+    missing = [p.id for p in positions if p.value_black is None]
+    if missing:
+        raise DataFileError(f"{path}: {len(missing)} positions have no value_black "
+                            f"(first: {missing[0]}); label them with `simbal data label`")
+    return positions, np.array([p.value_black for p in positions])
+
+
+def mse_report(path, weights, sims=100, seed=0, cluster=None):
+    """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
+    (a weight file, uniform or handcrafted) against the labels of the position file `path`."""
+    positions, labels = labelled(path)
+    sizes = {p.size for p in positions}
+    if len(sizes) != 1:
+        raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
+    pol = load_policy(weights, sizes.pop())
+    values = mc_values(positions, pol, sims, seed, cluster)
+    result = mse_with_interval(values, labels, seed=seed)
+    return dict(result, sims=sims, weights=str(weights), positions=str(path), seed=seed)
+
+
+def label_agreement(path_a, path_b):
+    """How far the labels of two files of the same positions differ: the mean squared
+    difference with its interval, and the noise of one label if both are independent
+    estimates of the same value (the difference's standard deviation over sqrt 2)."""
+    a_pos, a = labelled(path_a)
+    b_pos, b = labelled(path_b)
+    b_by_id = dict(zip((p.id for p in b_pos), b))
+    common = [i for i, p in enumerate(a_pos) if p.id in b_by_id]
+    if not common:
+        raise DataFileError(f"{path_a} and {path_b} have no position id in common")
+    va = a[common]
+    vb = np.array([b_by_id[a_pos[i].id] for i in common])
+    many = va.size > 1
+    return dict(mse_with_interval(va, vb),
+                label_sd=float(np.std(va - vb, ddof=1) / np.sqrt(2)) if many else None,
+                mean_a=float(va.mean()), mean_b=float(vb.mean()),
+                correlation=float(np.corrcoef(va, vb)[0, 1]) if many else None)

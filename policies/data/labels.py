@@ -1,0 +1,391 @@
+"""Labels and expert moves for position files: V-hat(s) by a deep search of our own engine or
+by an external GTP engine, expert moves from a strong engine's genmove, and depth-2 trees
+(every candidate move and reply, each position two plies ahead labelled) for two-step
+simulation balancing.
+
+All of them go through `run_over_file`: every position is a work unit on a cluster
+(engine/cluster.py: this process, local Dask worker processes or a remote Dask cluster), each
+worker process keeps its own engine across units, every finished position is appended to the
+output as it arrives, and a run started again skips the ids already there; the finished file
+is rewritten in the input's order with its sidecar record (policies/data.py).  Each position's
+random seed comes from the run's seed and the position's id, so results do not depend on the
+order, the number of workers, or a worker that died and had its positions run again.
+
+Our own label (`SearchLabeller`) is the win rate for Black of the most visited move at the
+root of an `engine.play.player.Engine` search: the move the search would play, whose value is the
+search's best estimate of the minimax value (the root's mean would mix in the exploration of
+weaker moves).
+"""
+import math
+import time
+import zlib
+from functools import partial
+
+import numpy as np
+
+from engine.search import mcts as search
+from engine.search import tree as tree_mod
+from engine.core.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye,
+                               is_legal, play)
+from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
+from engine.core.coords import parse_vertex
+from engine.play.game import IllegalMove
+from engine.gtp.client import EngineFailure, GtpClient
+from engine.play.player import Engine, Settings
+from engine.core.rng import make_rng
+
+from policies.data.files import (COLOUR, Appender, DataFileError, game_over, position_board, read_meta,
+                                 read_positions, vertex, write_meta)
+from policies.loader import load_policy
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
+DIGITS = 4          # labels are written rounded: their noise is ~0.01
+SCORE_SCALE = 2.0   # points: an oracle's score estimate m maps to P(Black wins) = 1/(1+e^(-m/2))
+
+
+def position_seed(seed, pid, path=""):
+    """A seed for one search, from the run's seed, the position id and the moves below it."""
+    return zlib.crc32(f"{seed}|{pid}|{path}".encode()) + (seed << 32)
+
+
+def candidates(b, c):
+    """The softmax policies' candidate moves (policies/softmax.py): legal points that do not
+    fill `c`'s own single-point eye, or [PASS] when there is none."""
+    n = int(b.meta[M_NEMPTY])
+    moves = sorted(int(p) for p in b.empties[:n] if is_legal(b, p, c) and not is_eye(b, p, c))
+    return moves or [PASS]
+
+
+def terminal_value(b, komi):
+    """1.0 if Black wins the finished position `b` by area score, else 0.0."""
+    owner = np.zeros(b.color.shape[0], np.int8)
+    return 1.0 if area_score(b, owner) > komi else 0.0
+
+
+class SearchLabeller:
+    """V-hat(s) by our own engine: `playouts` simulations of the tree search with the playout
+    policy `weights`, one thread (a cluster runs one labeller per worker process)."""
+
+    def __init__(self, playouts, weights="uniform", seed=0):
+        self.playouts, self.weights, self.seed = playouts, weights, seed
+
+    def settings(self):
+        return {"labeller": "simbal-search", "playouts": self.playouts, "weights": self.weights,
+                "seed": self.seed, "value": "win rate of the most visited root move"}
+
+    def value(self, pos):
+        """(value_black, simulations) of `pos`."""
+        engine = Engine(pos.size, pos.komi,
+                        Settings(playouts=self.playouts, seed=position_seed(self.seed, pos.id),
+                                 threads=1, resign=0.0, max_nodes=2 * self.playouts + 4096),
+                        weights=self.weights)
+        game = engine.game
+        try:
+            for letter, v in pos.moves:
+                game.play(COLOUR[letter], parse_vertex(v, pos.size))
+        except IllegalMove:
+            # Positional superko broken in the record (the playouts only know simple ko):
+            # search the position itself, without its history.
+            game.reset(board=position_board(pos)[0])
+        colour = COLOUR[pos.to_play]
+        if game_over(pos):
+            return terminal_value(game.board, pos.komi), 0
+        sims = engine.search(colour, total=self.playouts)
+        stats = engine.root_stats()
+        if not stats:
+            return terminal_value(game.board, pos.komi), sims
+        winrate = stats[0].winrate
+        return (winrate if colour == BLACK else 1.0 - winrate), sims
+
+    def close(self):
+        pass
+
+
+class GtpEngine:
+    """An external GTP engine (one process) that positions are set up on."""
+
+    def __init__(self, command):
+        self.command = command
+        self.client = GtpClient(command)
+
+    def setup(self, pos):
+        """Board size, komi and every move of `pos`; DataFileError if the engine refuses one."""
+        send = self.client.send
+        send(f"boardsize {pos.size}")
+        send("clear_board")
+        send(f"komi {pos.komi:g}")
+        for colour, v in pos.moves:
+            ok, text = self.client.ask(f"play {colour} {v}")
+            if not ok:
+                raise DataFileError(f"position {pos.id}: {self.command!r} refused {colour} {v} "
+                                    f"({text})")
+
+    def close(self):
+        self.client.close()
+
+
+class GtpOracle(GtpEngine):
+    """V-hat(s) by an external GTP engine, with the best value command it offers:
+    `uct_value` (Fuego: the root value of the search behind a `genmove`), `lz-genmove_analyze`
+    (Leela Zero style: the chosen move's win rate in the last report of the search behind the
+    move), else a score estimate (`estimate_score`, GnuGo; or `final_score`) mapped to a
+    probability by 1/(1 + exp(-margin / SCORE_SCALE)): a deterministic engine's margin is not a
+    probability, so this one is an approximation (policies/DATA.md)."""
+
+    def __init__(self, command):
+        super().__init__(command)
+        known = set(self.client.send("list_commands").split())
+        self.method = next((m for m in ("uct_value", "lz-genmove_analyze", "estimate_score",
+                                        "final_score") if m in known), None)
+        if self.method is None:
+            self.close()
+            raise EngineFailure(f"{command!r} has no value command (uct_value, "
+                                "lz-genmove_analyze, estimate_score or final_score)")
+
+    def settings(self):
+        return {"labeller": "gtp", "command": self.command, "method": self.method,
+                "score_scale": SCORE_SCALE}
+
+    def value(self, pos):
+        """P(Black wins) at `pos` by the engine's value command."""
+        self.setup(pos)
+        colour = pos.to_play
+        if self.method == "uct_value":
+            self.client.send(f"genmove {colour}")
+            v = float(self.client.send("uct_value"))
+            return v if colour == "B" else 1.0 - v
+        if self.method == "lz-genmove_analyze":
+            text = self.client.send(f"lz-genmove_analyze {colour} 1")
+            infos = [line for line in text.splitlines() if line.startswith("info")]
+            if not infos:
+                raise EngineFailure(f"{self.command!r}: lz-genmove_analyze gave no win rate")
+            words = infos[-1].split()
+            v = int(words[words.index("winrate") + 1]) / 10000.0
+            return v if colour == "B" else 1.0 - v
+        text = self.client.send(self.method).split()[0].upper()   # "B+3.5 (...)", "W+2", "0"
+        margin = 0.0 if text == "0" else float(text[2:]) * (1 if text[0] == "B" else -1)
+        return 1.0 / (1.0 + math.exp(-margin / SCORE_SCALE))
+
+
+
+def label_one(labeller, pos):
+    """`pos` with its label (value_black); for our search also the simulations ("playouts")."""
+    if isinstance(labeller, SearchLabeller):
+        v, sims = labeller.value(pos)
+        pos.extra["playouts"] = sims
+    elif game_over(pos):
+        v = terminal_value(position_board(pos)[0], pos.komi)
+    else:
+        v = labeller.value(pos)
+    pos.value_black = round(float(v), DIGITS)
+    return pos
+
+
+class Expert(GtpEngine):
+    """Expert moves from a GTP engine's genmove (default GnuGo level 10)."""
+
+    def move(self, pos):
+        """`pos` with the engine's move as its expert move; none if it resigns (GnuGo does when
+        it sees all its stones dead: a quarter of random 5x5 positions at komi 24.5, whatever
+        the komi; with --never-resign it passes there instead)."""
+        self.setup(pos)
+        answer = self.client.send(f"genmove {pos.to_play}").strip().lower()
+        if answer != "resign":
+            pos.expert = vertex(parse_vertex(answer, pos.size), pos.size)
+        return pos
+
+
+class LeafSearch:
+    """The small searches behind depth-2 trees: the engine's compiled tree search
+    (engine.search.mcts.run, default parameters, policy `weights`) on one reusable tree, called
+    directly.  Engine.search would add a thread start, a game replay and a tree per call,
+    which for a few hundred simulations cost more than the search itself (a tree has ~200
+    leaves on 5x5).  Same value as SearchLabeller: the most visited root move's win rate;
+    positional superko is not checked, as in the playouts and the policies' candidates."""
+
+    def __init__(self, playouts, weights="uniform", seed=0):
+        self.playouts, self.weights, self.seed = playouts, weights, seed
+        self.size = None
+
+    def settings(self):
+        return {"labeller": "simbal-search (compiled, no superko)", "playouts": self.playouts,
+                "weights": self.weights, "seed": self.seed,
+                "value": "win rate of the most visited root move"}
+
+    def value(self, b, colour, komi, seed):
+        """P(Black wins) of board `b` with `colour` to play."""
+        size = int(b.meta[M_SIZE])
+        if size != self.size:
+            points = b.color.shape[0]
+            self.tree = tree_mod.new_tree(2 * self.playouts + 4096, points)
+            self.exclude = np.zeros(points, np.int8)
+            self.policy = load_policy(self.weights, size)
+            self.params = search.default_params()
+            self.size = size
+        t = self.tree
+        tree_mod.clear(t)
+        search.run(t, b, colour, self.policy, self.policy, self.params, komi, self.playouts,
+                   make_rng(seed), self.exclude)
+        k = tree_mod.best_child(t, 0)
+        if k < 0:
+            return terminal_value(b, komi)
+        v = t.wins[k] / t.visits[k]   # for the player who made the move: `colour`
+        return v if colour == BLACK else 1.0 - v
+
+    def close(self):
+        pass
+
+
+def depth2_tree(leaf, pos):
+    """`pos` with "children": for every candidate move of the side to play, its label and
+    every candidate reply with the label of the position two plies ahead (LeafSearch).  A
+    move that ends the game (a second pass) gets the result instead, with the one reply "pass"
+    of the same result, so that every line of the tree carries its probability.  A position
+    without a label gets one from the same search."""
+    b, c = position_board(pos)
+    size, komi = pos.size, pos.komi
+    if pos.value_black is None:
+        v = leaf.value(b, c, komi, position_seed(leaf.seed, pos.id))
+        pos.value_black = round(float(v), DIGITS)
+    if game_over(pos):
+        pos.extra["children"] = []
+        return pos
+    passed = bool(pos.moves) and pos.moves[-1][1].lower() == "pass"
+    children = []
+    for a1 in candidates(b, c):
+        b1 = copy_board(b)
+        play(b1, a1, c)
+        if passed and a1 == PASS:
+            v = terminal_value(b1, komi)
+            children.append({"move": "pass", "value_black": v,
+                             "children": [{"move": "pass", "value_black": v}]})
+            continue
+        v1 = leaf.value(b1, 3 - c, komi, position_seed(leaf.seed, pos.id, str(a1)))
+        replies = []
+        for a2 in candidates(b1, 3 - c):
+            b2 = copy_board(b1)
+            play(b2, a2, 3 - c)
+            if a1 == PASS and a2 == PASS:
+                v2 = terminal_value(b2, komi)
+            else:
+                v2 = leaf.value(b2, c, komi, position_seed(leaf.seed, pos.id, f"{a1},{a2}"))
+            replies.append({"move": vertex(a2, size), "value_black": round(float(v2), DIGITS)})
+        children.append({"move": vertex(a1, size), "value_black": round(float(v1), DIGITS),
+                         "children": replies})
+    pos.extra["children"] = children
+    return pos
+
+
+class _Failed:
+    """A position given up (its reason), as a unit's result: reported, not fatal."""
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+def _work_on(pos, make_worker, work):
+    """One unit on a cluster worker: `work(worker, pos)` with this process's worker made by
+    `make_worker` (kept across units: an engine process, a loaded policy).  A position that
+    fails (DataFileError, a bad move from the engine, or an engine failure twice running: the
+    engine is restarted once) comes back as _Failed; an engine that cannot even start raises,
+    which stops the whole run."""
+    key = value_key("labels", make_worker)
+    worker = worker_cache(key, make_worker)
+    try:
+        return work(worker, pos)
+    except ValueError as e:          # DataFileError, a move the engine gave that is bad
+        return _Failed(str(e))
+    except EngineFailure:            # restart the engine once, then give the position up
+        drop_cached(key)
+        worker = worker_cache(key, make_worker)
+        try:
+            return work(worker, pos)
+        except (ValueError, EngineFailure) as again:
+            return _Failed(str(again))
+
+
+def run_over_file(in_path, out_path, make_worker, work, made_by, cluster=None, progress=None,
+                  report=print, limit=None):
+    """Apply `work(worker, position) -> position` to every position of `in_path` not yet in
+    `out_path`, one position a unit on `cluster` (engine.parallel.cluster; default in this process),
+    each worker process with its own `make_worker()`, appending results as they arrive.
+    A position that fails is reported and left out; `limit`: only the file's first positions.
+    Returns (positions written, failures)."""
+    cluster = cluster or InProcess()
+    positions = read_positions(in_path)[:limit]
+    app = Appender(out_path, made_by)
+    todo = [pos for pos in positions if pos.id not in app.done]
+    total, done0, start = len(positions), len(app.done), time.perf_counter()
+    failures = []
+    count = done0
+    if progress:
+        progress(done0, total)
+    try:
+        for i, result in cluster.run(_work_on, todo, make_worker, work):
+            if isinstance(result, _Failed):
+                failures.append(todo[i].id)
+                report(f"{todo[i].id}: {result.reason}")
+            else:
+                app.add(result)
+            count += 1
+            if progress:
+                progress(count, total)
+    except BaseException:
+        app.close()
+        raise
+    finally:
+        cluster.on_workers(close_cached, "labels")
+    seconds = time.perf_counter() - start
+    app.made_by = dict(made_by, failures=len(failures), seconds_last_run=round(seconds, 1),
+                       positions_last_run=count - done0, cluster=cluster.report(),
+                       seconds=round(app.earlier.get("seconds", 0) + seconds, 1))
+    return app.finish([p.id for p in positions]), failures
+
+
+def _input_record(path):
+    meta = read_meta(path)
+    return {"path": str(path), "made_by": meta.get("made_by")} if meta else {"path": str(path)}
+
+
+def label_file(in_path, out_path, playouts=10000, weights="uniform", oracle=None, seed=0,
+               cluster=None, command="", progress=None, report=print):
+    """`simbal data label`: every position of `in_path` labelled into `out_path` (resumable)
+    by our search (`playouts`, `weights`) or by the GTP engine `oracle`."""
+    if oracle:
+        make = partial(GtpOracle, oracle)
+        settings = {"labeller": "gtp", "command": oracle, "score_scale": SCORE_SCALE}
+    else:
+        make = partial(SearchLabeller, playouts, weights, seed)
+        settings = make().settings()
+    made_by = {"command": command, "step": "label", "settings": settings,
+               "input": _input_record(in_path)}
+    return run_over_file(in_path, out_path, make, label_one, made_by, cluster, progress, report)
+
+
+def experts_file(in_path, out_path, engine=GNUGO, cluster=None, command="", progress=None,
+                 report=print):
+    """`simbal data experts`: the GTP engine's genmove as every position's expert move.  The
+    sidecar counts the positions left without one (the engine resigned) and those whose
+    expert move is a pass."""
+    made_by = {"command": command, "step": "experts", "settings": {"expert": engine},
+               "input": _input_record(in_path)}
+    written, failures = run_over_file(in_path, out_path, partial(Expert, engine), Expert.move,
+                                      made_by, cluster, progress, report)
+    meta = read_meta(out_path)
+    meta["made_by"]["counts"] = {
+        "positions": len(written), "no_expert": sum(p.expert is None for p in written),
+        "expert_pass": sum(p.expert == "pass" for p in written)}
+    write_meta(out_path, meta["made_by"], len(written))
+    return written, failures
+
+
+def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, cluster=None,
+                command="", progress=None, report=print, limit=None):
+    """`simbal data depth2`: every position's depth-2 tree, leaves labelled by our search with
+    `playouts` simulations each."""
+    settings = dict(LeafSearch(playouts, weights, seed).settings(), tree="depth2",
+                    moves="legal, not filling own single-point eye; pass only without any")
+    made_by = {"command": command, "step": "depth2", "settings": settings,
+               "input": _input_record(in_path)}
+    return run_over_file(in_path, out_path, partial(LeafSearch, playouts, weights, seed),
+                         depth2_tree, made_by, cluster, progress, report, limit)

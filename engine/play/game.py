@@ -13,7 +13,7 @@ import numpy as np
 from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
                                M_NEMPTY, M_SIZE, NO_MOVE, PASS, WHITE, area_owner, copy_board, is_legal, new_board,
                                play)
-from engine.core.coords import point, row_col
+from engine.core.coords import row_col
 
 
 class IllegalMove(ValueError):
@@ -40,25 +40,6 @@ def setup_board(size, black=(), white=()):
     b.meta[M_LAST] = b.meta[M_LAST2] = NO_MOVE
     b.meta[M_MOVES] = 0
     return b
-
-
-def board_from_ascii(text):
-    """Board from rows of `X` (black), `O` (white), `.` (empty), top row first: test fixtures."""
-    rows = [line.split() for line in text.strip().splitlines()]
-    size = len(rows)
-    black, white = [], []
-    for i, cells in enumerate(rows):
-        if len(cells) != size:
-            raise ValueError(f"row {i + 1} has {len(cells)} points, expected {size}")
-        for c, ch in enumerate(cells):
-            p = point(size, size - 1 - i, c)
-            if ch in "Xx":
-                black.append(p)
-            elif ch in "Oo":
-                white.append(p)
-            elif ch not in ".+":
-                raise ValueError(f"unknown point {ch!r}")
-    return setup_board(size, black, white)
 
 
 class Game:

@@ -8,7 +8,7 @@ from train_helpers import (KOMI, exact_value, games, make_items, random_theta, s
                            small_positions)
 
 from engine.core.board import PASS, copy_board, play
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from engine.core.rng import make_rng
 from policies import policy_probabilities
 from policies.softmax import psi

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from engine.core.board import BLACK, WHITE, new_board
 from engine.lab.cli import main
 from engine.core.coords import parse_vertex
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from engine.play.player import Engine, Settings
 from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions

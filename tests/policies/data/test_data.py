@@ -20,7 +20,7 @@ from policies.data.labels import (GtpOracle, LeafSearch, SearchLabeller, candida
 from policies.data.positions import random_positions, selfplay_positions, sgf_positions, split
 from policies.softmax import probabilities
 
-GTP_MAIN = Path(__file__).resolve().parents[1] / "gtp_main.py"
+from conftest import GTP_MAIN  # noqa: E402  (the engine, as the GUIs start it)
 GOOD = {"id": "g17", "size": 5, "komi": 24.5, "moves": [["B", "C3"], ["W", "pass"]],
         "to_play": "B", "value_black": 0.62}
 

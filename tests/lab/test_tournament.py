@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from engine.core.board import BLACK, PASS, WHITE, is_eye
 from engine.lab.cli import main as cli
 from engine.core.coords import format_vertex, parse_vertex
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from engine.lab.match import MatchConfig, play_game, read_results
 from engine.lab.players import (EngineClient, MC1Player, PolicyPlayer, check_spec, default_name,
                                 draw_point, make_player, split_name)

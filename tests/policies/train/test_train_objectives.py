@@ -9,7 +9,7 @@ from test_train_gradients import MID_GAME, depth2_value, exact_move_values, full
 from train_helpers import (exact_value, games, make_items, nweights, random_theta,
                            shape_policy, small_positions)
 
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from policies import policy_probabilities
 from policies.softmax import psi
 from policies.train import make_trainer

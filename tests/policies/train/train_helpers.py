@@ -4,7 +4,7 @@ exact objectives computed from the enumeration."""
 import numpy as np
 
 from engine.core.board import M_MOVES, M_PASSES, PASS, area_score, copy_board, play
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from policies.playout import move_cap
 from policies import policy_from_theta, policy_probabilities
 from policies.softmax import psi

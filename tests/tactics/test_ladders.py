@@ -9,7 +9,7 @@ import pytest
 from engine.search import mcts as search
 from engine.core.board import BLACK, WHITE, copy_board
 from engine.core.coords import parse_vertex
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from engine.search.mcts import default_params, expand
 from engine.core.rng import make_rng
 from engine.tactics.ladders import capturable, chain_liberties, escape_is_caught

@@ -9,7 +9,7 @@ import pytest
 from engine.core.board import BLACK, WHITE, copy_board, copy_into, play
 from engine.core.coords import format_vertex, parse_vertex
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
-from engine.play.game import board_from_ascii
+from helpers import board_from_ascii
 from engine.core.rng import make_rng
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_NAKADE, playout_moves,
                              playout_moves_reading)
@@ -44,7 +44,7 @@ RESCUE = """
     . . . . . . . . ."""
 
 # White's last move C4 puts Black C3 in atari; extending at D3 gives two liberties only, and
-# White then ladders it (tests/test_tactics.py): no answer.
+# White then ladders it (tests/tactics/test_ladders.py): no answer.
 LADDER = """
     . . . . . . . . .
     . . . . . . . . .

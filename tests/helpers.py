@@ -1,0 +1,42 @@
+"""Small builders the tests share: boards drawn in ASCII, vertices on the small test board,
+search parameters by name.  Test code only: the engine never needs them."""
+from engine.core.coords import point
+from engine.core.coords import parse_vertex
+from engine.play.game import setup_board
+from engine.search import mcts as search
+from policies.kernel import uniform_policy
+
+POLICY = uniform_policy()
+SIZE = 5
+POINTS = (SIZE + 2) ** 2
+
+
+def at(vertex, size=SIZE):
+    return parse_vertex(vertex, size)
+
+
+def params(**values):
+    """Default parameters with some replaced by name (see search.PARAMS)."""
+    p = search.default_params()
+    for name, value in values.items():
+        p[search.PARAM_INDEX[name]] = value
+    return p
+
+
+def board_from_ascii(text):
+    """Board from rows of `X` (black), `O` (white), `.` (empty), top row first."""
+    rows = [line.split() for line in text.strip().splitlines()]
+    size = len(rows)
+    black, white = [], []
+    for i, cells in enumerate(rows):
+        if len(cells) != size:
+            raise ValueError(f"row {i + 1} has {len(cells)} points, expected {size}")
+        for c, ch in enumerate(cells):
+            p = point(size, size - 1 - i, c)
+            if ch in "Xx":
+                black.append(p)
+            elif ch in "Oo":
+                white.append(p)
+            elif ch not in ".+":
+                raise ValueError(f"unknown point {ch!r}")
+    return setup_board(size, black, white)

@@ -1,0 +1,404 @@
+"""The Engine (engine/play/player.py): whole searches on 5x5 with few playouts, checking
+determinism, tree reuse and pondering, superko at the root, passing, resigning, cleanup,
+memory over many moves, and the playout policy and tree prior it holds.
+"""
+import resource
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from engine.core.board import BLACK, EMPTY, PASS, WHITE
+from engine.core.coords import format_vertex
+from engine.play.game import Game, setup_board
+from engine.play.player import RESIGN_AFTER, Engine, Settings
+from engine.search.tree import best_child, find_child
+from policies import load_policy, policy_probabilities
+from policies.kernel import move_scores, uniform_policy
+
+from helpers import board_from_ascii
+from helpers import SIZE, at
+
+# -- the engine ----------------------------------------------------------------------------------
+
+def engine(size=SIZE, komi=7.5, **settings):
+    settings.setdefault("max_nodes", 20000)
+    settings.setdefault("resign", 0.0)
+    return Engine(size, komi, Settings(**settings))
+
+
+def stats_of(e):
+    return [(s.move, s.visits, round(s.winrate, 12), s.pv) for s in e.root_stats()]
+
+
+OPENING = [(BLACK, "C3"), (WHITE, "C4"), (BLACK, "D4")]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_same_seed_and_playouts_give_the_same_decisions(threads):
+    runs = []
+    for _ in range(2):
+        e = engine(playouts=400, seed=11, threads=threads)
+        record = []
+        for colour, v in OPENING:
+            e.game.play(colour, at(v))
+        for _ in range(4):
+            colour = e.game.to_play
+            m = e.genmove(colour)
+            record.append((m, stats_of(e)))
+            e.game.play(colour, m)
+        runs.append(record)
+    assert runs[0] == runs[1]
+    assert sum(v for _, v, _, _ in runs[0][0][1]) == 400
+    other = engine(playouts=400, seed=12, threads=threads)
+    for colour, v in OPENING:
+        other.game.play(colour, at(v))
+    other.genmove(other.game.to_play)
+    assert stats_of(other) != runs[0][0][1], "a different seed should give different statistics"
+
+
+def test_tree_is_reused_across_moves():
+    e = engine(playouts=600, seed=3)
+    m = e.genmove(BLACK)
+    t = e._threads[0].tree
+    node = find_child(t, 0, m)
+    carried = int(t.visits[node])
+    assert carried > 0
+    e.game.play(BLACK, m)
+    e.search(WHITE, total=300)
+    assert e._threads[0].tree.visits[0] == carried + 300
+    # Two moves on (our reply and theirs): the grandchild's visits are carried.
+    t = e._threads[0].tree
+    reply = e.root_stats()[0].move
+    r_node = find_child(t, 0, reply)
+    answer = best_child(t, r_node)
+    assert answer > 0
+    answer_move, carried2 = int(t.move[answer]), int(t.visits[answer])
+    e.game.play(WHITE, reply)
+    e.game.play(BLACK, answer_move)
+    e.search(WHITE, total=100)
+    assert e._threads[0].tree.visits[0] == carried2 + 100
+    # An unrelated move order (undo and a different move) starts afresh.
+    e.game.undo()
+    e.game.undo()
+    e.game.play(WHITE, at("A1") if reply != at("A1") else at("E5"))
+    e.search(BLACK, total=100)
+    assert e._threads[0].tree.visits[0] == 100
+
+
+def test_pondering_grows_the_tree_used_after_the_opponents_move():
+    e = engine(playouts=200, seed=6)
+    m = e.genmove(BLACK)
+    e.game.play(BLACK, m)
+    polls = []
+
+    def enough():
+        polls.append(1)
+        return e._threads[0].tree.visits[0] >= 500
+
+    e.ponder(enough)
+    t = e._threads[0].tree
+    assert polls and t.visits[0] >= 500
+    reply = e.root_stats()[0].move
+    carried = int(t.visits[find_child(t, 0, reply)])
+    assert carried > 0
+    e.game.play(WHITE, reply)
+    e.genmove(BLACK)
+    assert e._threads[0].tree.visits[0] == carried + 200
+
+
+def test_tree_is_not_reused_for_a_different_position_with_the_same_moves():
+    """The tree stands for a position: a set-up position (loadsgf with AB/AW stones, no
+    moves) must not inherit the tree of the empty board just because neither has moves.
+    Otherwise genmove can answer a point that is occupied."""
+    e = engine(playouts=3000, seed=1)
+    e.search(BLACK, total=3000)
+    best = e.root_stats()[0].move
+    e.game.reset(board=setup_board(SIZE, black=[], white=[best]))
+    e.settings.playouts = 50
+    m = e.genmove(BLACK)
+    assert m == PASS or e.game.board.color[m] == EMPTY, \
+        f"genmove answered {format_vertex(m, SIZE)}, which is occupied"
+    assert e._threads[0].tree.visits[0] == 50
+
+
+def test_loadsgf_of_a_setup_position_after_a_search_through_gtp(tmp_path, run_simbal, parse_gtp,
+                                                                read_board):
+    """The same through gtp_main.py: search the empty board, load an SGF with a white stone
+    on C3 (no moves, Black to play), ask for a move.  The engine must survive (descending into
+    the stale child C3 plays on an occupied point inside compiled code) and answer an empty
+    point."""
+    sgf_path = tmp_path / "setup.sgf"
+    sgf_path.write_text("(;GM[1]FF[4]SZ[5]KM[7.5]AW[cc]PL[B])")
+    transcript = (f"boardsize 5\nclear_board\nreg_genmove b\nloadsgf {sgf_path}\ngenmove b\n"
+                  "showboard\nquit\n").encode()
+    proc = run_simbal(transcript, "--size", "5", "--seed", "3", playouts=2000)
+    assert proc.returncode == 0, f"engine died with code {proc.returncode}"
+    responses = parse_gtp(proc.stdout.decode())
+    assert len(responses) == 7 and all(r.ok for r in responses), responses
+    move = responses[4].body
+    assert read_board(responses[5].body) == {"C3": "O", move.upper(): "X"}
+
+
+def test_komi_change_drops_the_tree():
+    """Win rates depend on komi: a tree searched under another komi must not be reused."""
+    e = engine(playouts=200, seed=2)
+    e.search(BLACK, total=200)
+    e.game.komi = -30.5
+    e.search(BLACK, total=100)
+    assert e._threads[0].tree.visits[0] == 100
+
+
+KO = """
+. . . . .
+. X O . .
+X O . O .
+. X O . .
+. . . . .
+"""
+
+
+def superko_game():
+    """Black took the ko at C3, both passed: White's retake at B3 would repeat the start."""
+    g = Game(SIZE, 0.5)
+    g.reset(board=board_from_ascii(KO))
+    g.play(BLACK, at("C3"))
+    g.play(WHITE, PASS)
+    g.play(BLACK, PASS)
+    assert g.illegal_reason(WHITE, at("B3")) == "superko"
+    return g
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_superko_forbidden_root_moves_are_never_chosen(seed):
+    e = engine(playouts=300, seed=seed, komi=0.5)
+    e.game = superko_game()
+    assert at("B3") not in e.candidates(WHITE)
+    for threads in (1, 2):
+        e.settings.threads = threads
+        e.search(WHITE, total=300)
+        assert at("B3") not in [s.move for s in e.root_stats()]
+        for s in e._threads:
+            assert find_child(s.tree, 0, at("B3")) < 0
+        m = e.genmove(WHITE)
+        assert m != at("B3")
+        if m is not None:
+            assert e.game.is_legal(WHITE, m)
+
+
+def test_superko_exclusion_survives_an_earlier_search_of_the_same_position():
+    """A tree grown before the repetition became forbidden (e.g. by analysis of the same moves
+    but another history) must not bring the forbidden move back."""
+    e = engine(playouts=200, seed=4, komi=0.5)
+    e.game = superko_game()
+    e.search(WHITE, total=200)
+    e.search(WHITE, total=200)        # the same position again
+    assert find_child(e._threads[0].tree, 0, at("B3")) < 0
+
+
+FILLED = """
+X X X X X
+X . X X X
+X X X X X
+X X X . X
+X X X X X
+"""
+
+# Black owns three columns, White two; komi 0.5: Black wins by 4.5.
+SETTLED = """
+. . X O .
+. . X O .
+. . X O .
+. . X O .
+. . X O .
+"""
+
+
+@pytest.mark.parametrize("colour", [BLACK, WHITE])
+def test_genmove_passes_with_no_useful_move(colour):
+    e = engine(playouts=50)
+    e.game.reset(board=board_from_ascii(FILLED))
+    assert e.genmove(colour) == PASS
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_genmove_passes_after_the_opponent_passed_when_winning(seed):
+    e = engine(playouts=100, seed=seed, komi=0.5)
+    e.game.reset(board=board_from_ascii(SETTLED))
+    e.game.play(WHITE, PASS)
+    assert e.genmove(BLACK) == PASS
+    # Losing (komi 10.5): it keeps playing instead.
+    e.game.komi = 10.5
+    assert e.genmove(BLACK) != PASS
+
+
+def play_to_move_count(e, n):
+    """Play a quiet opening on 5x5 (corners and edges) until `n` moves are on the record."""
+    seq = ["A1", "E5", "A5", "E1", "B1", "D5", "A2", "E4", "C1", "C5", "A4", "E2"]
+    colour = BLACK
+    for v in seq[:n]:
+        e.game.play(colour, at(v))
+        colour = WHITE if colour == BLACK else BLACK
+
+
+def test_resigns_only_after_two_low_decisions_past_the_opening():
+    e = engine(playouts=60, seed=1, komi=50.0, resign=0.1)   # Black cannot win with komi 50
+    assert RESIGN_AFTER * SIZE * SIZE < 8
+    play_to_move_count(e, 8)
+    first = e.genmove(BLACK)
+    assert first is not None, "resigned on the first low decision"
+    e.game.play(BLACK, first)
+    e.game.play(WHITE, PASS if first == PASS else e.candidates(WHITE)[0])
+    assert e.genmove(BLACK) is None
+
+
+def test_never_resigns_in_the_opening():
+    e = engine(playouts=60, seed=1, komi=50.0, resign=0.1)
+    for _ in range(3):
+        m = e.genmove(BLACK)
+        assert m is not None
+        assert len(e.game.moves) < RESIGN_AFTER * SIZE * SIZE
+
+
+def test_never_resigns_with_resign_zero():
+    e = engine(playouts=60, seed=1, komi=50.0, resign=0.0)
+    play_to_move_count(e, 8)
+    for _ in range(4):
+        m = e.genmove(BLACK)
+        assert m is not None
+        e.game.play(BLACK, m)
+        e.game.play(WHITE, PASS)
+
+
+def test_should_resign_needs_two_low_decisions_running():
+    e = engine(resign=0.2)
+    play_to_move_count(e, 10)
+    assert [e._should_resign(w) for w in (0.1, 0.5, 0.1, 0.1, 0.1, 0.3, 0.19)] == \
+        [False, False, False, True, True, False, False]
+    e.settings.resign = 0.0
+    assert [e._should_resign(w) for w in (0.0, 0.0, 0.0)] == [False, False, False]
+    opening = engine(resign=0.2)
+    assert [opening._should_resign(w) for w in (0.0, 0.0, 0.0)] == [False, False, False]
+
+
+# A white stone dead inside Black's area; Black wins easily with it removed.
+DEAD_STONE = """
+. . X O .
+O . X O .
+. . X O .
+. . X O .
+. . X O .
+"""
+
+
+def test_cleanup_does_not_pass_while_dead_stones_remain():
+    e = engine(playouts=60, seed=2, komi=0.5)
+    e.game.reset(board=board_from_ascii(DEAD_STONE))
+    stone = at("A4")
+    e.game.play(WHITE, PASS)
+    assert e.genmove(BLACK) == PASS, "without cleanup, a won game after a pass is passed"
+    for _ in range(30):
+        if e.game.board.color[stone] != WHITE:
+            break
+        m = e.genmove(BLACK, cleanup=True)
+        assert m is not None and m != PASS, "passed in cleanup with a dead white stone on the board"
+        e.game.play(BLACK, m)
+        e.game.play(WHITE, PASS)
+    assert e.game.board.color[stone] == EMPTY, "cleanup never captured the dead stone"
+    assert e.genmove(BLACK, cleanup=True) == PASS
+
+
+def test_memory_stays_flat_over_many_moves():
+    """A thousand genmove/play cycles on 5x5 (games restarted when they end): the trees stay
+    the same two pools per thread, Python-side allocations do not grow, and neither does the
+    peak RSS (which also covers compiled code's own allocations)."""
+    e = engine(playouts=20, seed=9, max_nodes=4096)
+
+    def cycles(n):
+        for _ in range(n):
+            colour = e.game.to_play
+            m = e.genmove(colour)
+            if m is None or e.game.last_two_passed() or len(e.game.moves) >= 60:
+                e.game.reset()
+                continue
+            e.game.play(colour, m)
+            if e.game.last_two_passed():
+                e.game.reset()
+
+    cycles(200)
+    pools = {id(a) for s in e._threads for a in (s.tree.move, s.spare.move if s.spare else None)}
+    e.game.reset()
+    tracemalloc.start()
+    try:
+        cycles(50)
+        e.game.reset()
+        base, _ = tracemalloc.get_traced_memory()
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        cycles(1000)
+        e.game.reset()
+        end, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert len(e._threads) == 1
+    assert {id(a) for s in e._threads for a in (s.tree.move, s.spare.move if s.spare else None)} <= pools
+    assert end - base < 256 * 1024, f"Python allocations grew by {(end - base) / 1024:.0f} KiB"
+    assert rss_after - rss_before < 20 * 1024, f"peak RSS grew by {(rss_after - rss_before) / 1024:.1f} MiB"
+
+
+def _root_priors(engine):
+    t = engine._threads[0].tree
+    first, count = t.child_start[0], t.n_child[0]
+    return {int(t.move[k]): float(t.prior[k]) for k in range(first, first + count)}
+
+
+def test_the_tree_takes_h_from_the_prior_policy_and_the_playouts_from_the_playout_policy():
+    """H (the children's order and priors) is the prior policy's, whatever the playouts use;
+    "playout" gives back the playout policy's own H; the playouts do not change with the prior."""
+    colour = BLACK
+    handcrafted = Engine(9, 7.0, Settings(playouts=50, seed=1), weights="handcrafted", prior="uniform")
+    handcrafted.search(colour, total=50)
+    assert set(_root_priors(handcrafted).values()) - {-1.0} == {0.0}  # uniform H: all equal
+    own = Engine(9, 7.0, Settings(playouts=50, seed=1), weights="handcrafted", prior="playout")
+    own.search(colour, total=50)
+    scores = np.zeros(own.game.board.color.shape[0])
+    move_scores(own.game.board, colour, load_policy("handcrafted", 9), scores)
+    priors = _root_priors(own)
+    top = max(scores[p] for p in priors if p != PASS)
+    assert all(priors[p] == pytest.approx(scores[p] - top) for p in priors if p != PASS)
+    assert len(set(priors.values())) > 2    # the handcrafted H tells moves apart
+    # Ownership is a pure playout statistic: the prior does not enter it.
+    np.testing.assert_array_equal(handcrafted.ownership(colour, 50)[0], own.ownership(colour, 50)[0])
+
+
+def test_a_refused_prior_keeps_the_one_in_use(tmp_path):
+    engine = Engine(9, 7.0, Settings(playouts=20), prior="uniform")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json"):
+        engine.load_prior(str(bad))
+    assert engine.prior_weights == "uniform" and engine.prior.kind == uniform_policy().kind
+    engine.load_prior("handcrafted")
+    engine.game.reset(13)   # a new board size reloads the prior for that size
+    assert engine.prior_weights == "handcrafted"
+    np.testing.assert_array_equal(engine.prior.theta, load_policy("handcrafted", 13).theta)
+
+
+def test_playout_gain_sharpens_the_playouts_and_leaves_the_prior_alone():
+    """playout_gain multiplies the playout softmax's weights (an inverse temperature): above 1
+    the favourite moves get likelier, 0 makes every candidate alike; H keeps the weights as
+    loaded, and the gain survives a change of board size."""
+    engine = Engine(9, 7.0, Settings(playouts=20, seed=1), weights="handcrafted", prior="playout")
+    loaded = load_policy("handcrafted", 9)
+    board = engine.game.board
+    probs = {}
+    for gain in (0.0, 1.0, 2.0):
+        engine.set_param("playout_gain", gain)
+        np.testing.assert_allclose(engine.policy.theta, gain * loaded.theta)
+        np.testing.assert_array_equal(engine.prior.theta, loaded.theta)
+        probs[gain] = policy_probabilities(board, BLACK, engine.policy)
+    candidates = probs[1.0] > 0
+    assert np.allclose(probs[0.0][candidates], 1.0 / candidates.sum())
+    assert probs[2.0].max() > probs[1.0].max() > probs[0.0].max()
+    engine.game.reset(13)
+    np.testing.assert_allclose(engine.policy.theta, 2.0 * load_policy("handcrafted", 13).theta)

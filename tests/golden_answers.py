@@ -16,6 +16,7 @@ Uniform playouts are recorded with the playout rules off: issue 20 gives every p
 same playout rules, so uniform playouts with the default rules changed on purpose.
 """
 import json
+import os
 import random
 import subprocess
 import sys
@@ -148,8 +149,10 @@ def genmoves():
 
 
 def _simbal(*args):
+    # PYTHONPATH: the `simbal` script runs this tree's code, also from a second worktree.
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     run = subprocess.run([str(SIMBAL), *args], capture_output=True, text=True, cwd=ROOT,
-                         timeout=900)
+                         timeout=900, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout
 

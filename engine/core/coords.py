@@ -2,12 +2,14 @@
 
 Compiled code speaks flat point indices (see engine/board.py); GTP speaks
 vertices such as "D4" (columns A..Z without I, rows from 1 at the bottom);
-sgfmill speaks (row, col) pairs from (0, 0) at the bottom left.  These
-conversions happen only at the edges: GTP, SGF and data files.
+sgfmill speaks (row, col) pairs from (0, 0) at the bottom left; GTP names
+colours "b", "black", "w" or "white".  These conversions happen only at the
+edges: GTP, SGF and data files.
 """
-from engine.core.board import PASS
+from engine.core.board import BLACK, PASS, WHITE
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}   # GTP's names, lowercase
 
 
 def point(size, row, col):
@@ -33,6 +35,14 @@ def parse_vertex(text, size):
     if not (0 <= col < size and 0 <= row < size):
         raise ValueError(f"vertex {text!r} is off the {size}x{size} board")
     return point(size, row, col)
+
+
+def parse_colour(text):
+    """GTP colour (b, black, w, white in any case) to BLACK or WHITE; ValueError if bad."""
+    try:
+        return COLOURS[text.lower()]
+    except KeyError:
+        raise ValueError(f"invalid colour {text!r}") from None
 
 
 def format_vertex(p, size):

@@ -35,7 +35,7 @@ from policies import load_policy, policy_probabilities
 from policies.kernel import playout
 
 from engine.core.board import BLACK, PASS, WHITE, copy_board, copy_into, is_eye, play
-from engine.core.coords import format_vertex, parse_vertex
+from engine.core.coords import format_vertex, parse_colour, parse_vertex
 from engine.play.game import Game, IllegalMove
 from engine.gtp.client import GtpAsker, GtpClient
 from engine.core.rng import make_rng, rand_float
@@ -121,9 +121,9 @@ class InProcessClient(GtpAsker):
             elif name == "komi":
                 g.komi = float(args[0])
             elif name == "play":
-                g.play(_colour(args[0]), parse_vertex(args[1], g.size))
+                g.play(parse_colour(args[0]), parse_vertex(args[1], g.size))
             elif name == "genmove":
-                colour = _colour(args[0])
+                colour = parse_colour(args[0])
                 p = self.choose(colour)
                 g.play(colour, p)
                 return True, format_vertex(p, g.size)
@@ -141,10 +141,6 @@ class InProcessClient(GtpAsker):
     def candidates(self, colour):
         b = self.game.board
         return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
-
-
-def _colour(text):
-    return {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}[text.lower()]
 
 
 class PolicyPlayer(InProcessClient):

@@ -7,6 +7,15 @@ import threading
 import time
 
 
+GNUGO_PROGRAM = "/usr/games/gnugo"   # Debian's gnugo package
+
+
+def gnugo_command(level=10, program=GNUGO_PROGRAM):
+    """GnuGo 3.8's GTP command line at `level`, under Chinese (area) rules like ours: the
+    default expert, referee and opponent of the data commands and the tools."""
+    return f"{program} --mode gtp --level {level} --chinese-rules"
+
+
 class EngineFailure(Exception):
     """The engine crashed, timed out or answered with an error."""
 

@@ -34,19 +34,20 @@ from numba import njit
 from policies import load_policy, policy_probabilities
 from policies.kernel import playout
 
-from engine.core.board import BLACK, PASS, WHITE, copy_board, copy_into, is_eye, play
+from engine.core.board import BLACK, PASS, WHITE, copy_board, copy_into, play
 from engine.core.coords import format_vertex, parse_colour, parse_vertex
 from engine.play.game import Game, IllegalMove
-from engine.gtp.client import GtpAsker, GtpClient
+from engine.gtp.client import GNUGO_PROGRAM, GtpAsker, GtpClient, gnugo_command as gnugo_line
 from engine.core.rng import make_rng, rand_float
 
-GNUGO = os.environ.get("SIMBAL_GNUGO", "/usr/games/gnugo")
+GNUGO = os.environ.get("SIMBAL_GNUGO", GNUGO_PROGRAM)
 MC1_SIMULATIONS = 100
 MCTS_PLAYOUTS = 1000
 
 
 def gnugo_command(level=10):
-    return f"{GNUGO} --mode gtp --level {level} --chinese-rules"
+    """The `gnugo[:LEVEL]` player's command line ($SIMBAL_GNUGO picks the program)."""
+    return gnugo_line(level, GNUGO)
 
 
 # -- compiled move choice -----------------------------------------------------------------------
@@ -139,8 +140,7 @@ class InProcessClient(GtpAsker):
         pass
 
     def candidates(self, colour):
-        b = self.game.board
-        return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
+        return self.game.candidates(colour)
 
 
 class PolicyPlayer(InProcessClient):

@@ -21,3 +21,9 @@ class ProgressBar:
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -325,7 +325,7 @@ class MatchSetup:
 def play_pair(setup, params, seed):
     """Tuned engine (`params`) against the fixed opponent, two games from the same random
     opening with colours swapped and the same seeds; the tuned side's mean score."""
-    from engine.core.board import BLACK, WHITE, is_eye
+    from engine.core.board import BLACK, WHITE
     from engine.play.game import Game
     from engine.lab.match import MatchConfig, play_game
     from engine.lab.players import EngineClient
@@ -336,7 +336,7 @@ def play_pair(setup, params, seed):
     opening = []
     for k in range(setup.opening):
         colour = BLACK if k % 2 == 0 else WHITE
-        moves = [p for p in game.legal_moves(colour) if not is_eye(game.board, p, colour)]
+        moves = game.candidates(colour)
         p = int(moves[rng.integers(len(moves))])
         game.play(colour, p)
         opening.append((colour, p))

@@ -14,6 +14,7 @@ from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_
                                M_NEMPTY, M_SIZE, NO_MOVE, PASS, WHITE, area_owner, copy_board, is_legal, new_board,
                                play)
 from engine.core.coords import row_col
+from engine.core.moves import candidates
 
 
 class IllegalMove(ValueError):
@@ -126,6 +127,11 @@ class Game:
         b = self.board
         n = int(b.meta[M_NEMPTY])
         return sorted(int(p) for p in b.empties[:n] if self.is_legal(colour, int(p)))
+
+    def candidates(self, colour):
+        """The policies' candidate moves (engine.core.moves) that superko also allows: what
+        the engine and the policy players choose among, passing when it is empty."""
+        return [p for p in candidates(self.board, colour) if self.is_legal(colour, p)]
 
     def last_two_passed(self):
         return len(self.moves) >= 2 and self.moves[-1][1] == PASS and self.moves[-2][1] == PASS

@@ -22,7 +22,7 @@ from policies import default_policy_spec, default_prior_spec, load_policy, with_
 
 from engine.search import mcts as search
 from engine.search import tree as tree_mod
-from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, is_eye, play
+from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, play
 from engine.play.game import Game, opponent
 from engine.core.rng import make_rng
 from engine.play.status import classify
@@ -172,8 +172,7 @@ class Engine:
 
     def candidates(self, colour):
         """Legal moves that do not fill one's own single-point eye (superko checked)."""
-        b = self.game.board
-        return [p for p in self.game.legal_moves(colour) if not is_eye(b, p, colour)]
+        return self.game.candidates(colour)
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
                should_stop=None, allowed=None):

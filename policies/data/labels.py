@@ -25,12 +25,12 @@ import numpy as np
 
 from engine.search import mcts as search
 from engine.search import tree as tree_mod
-from engine.core.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye,
-                               is_legal, play)
+from engine.core.board import BLACK, M_SIZE, PASS, area_score, copy_board, play
+from engine.core import moves
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
 from engine.core.coords import parse_vertex
 from engine.play.game import IllegalMove
-from engine.gtp.client import EngineFailure, GtpClient
+from engine.gtp.client import EngineFailure, GtpClient, gnugo_command
 from engine.play.player import Engine, Settings
 from engine.core.rng import make_rng
 
@@ -38,7 +38,7 @@ from policies.data.files import (COLOUR, Appender, DataFileError, game_over, pos
                                  read_positions, vertex, write_meta)
 from policies.loader import load_policy
 
-GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
+GNUGO = gnugo_command()   # the expert of `simbal data experts`
 DIGITS = 4          # labels are written rounded: their noise is ~0.01
 SCORE_SCALE = 2.0   # points: an oracle's score estimate m maps to P(Black wins) = 1/(1+e^(-m/2))
 
@@ -49,11 +49,9 @@ def position_seed(seed, pid, path=""):
 
 
 def candidates(b, c):
-    """The softmax policies' candidate moves (policies/softmax.py): legal points that do not
-    fill `c`'s own single-point eye, or [PASS] when there is none."""
-    n = int(b.meta[M_NEMPTY])
-    moves = sorted(int(p) for p in b.empties[:n] if is_legal(b, p, c) and not is_eye(b, p, c))
-    return moves or [PASS]
+    """The softmax policies' candidate moves (engine.core.moves), or [PASS] when there is none:
+    a depth-2 tree gives every position at least one child."""
+    return moves.candidates(b, c) or [PASS]
 
 
 def terminal_value(b, komi):

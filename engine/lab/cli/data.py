@@ -1,0 +1,181 @@
+"""`simbal data` (position sets, labels, expert moves, depth-2 trees) and `simbal eval` (the
+accuracy of Monte-Carlo evaluation against labels).  Options and output only: the work is in
+policies.data (positions, labels, evaluate; formats in policies/DATA.md)."""
+import json
+from contextlib import ExitStack
+
+import click
+
+from engine.gtp.client import EngineFailure, gnugo_command
+from engine.lab.cli.options import (command_line, in_file_option, komi_option, one_line_errors,
+                                    out_file_option, seed_option, size_option, stderr)
+from engine.lab.progress import ProgressBar
+from engine.parallel.cluster import cluster_for, cluster_options
+
+
+def _data_errors(run):
+    """`run()`; a bad input file or engine becomes a one-line error, not a traceback."""
+    from policies.data.files import DataFileError
+    return one_line_errors(run, (DataFileError, EngineFailure, OSError))
+
+
+@click.group()
+def data():
+    """Position sets, labels, expert moves and depth-2 trees (policies/DATA.md)."""
+
+
+@data.command("random")
+@size_option(5)
+@komi_option(24.5)
+@click.option("--games", default=2000, show_default=True, type=click.IntRange(1))
+@seed_option()
+@click.option("--source", default="random", show_default=True,
+              type=click.Choice(["random", "selfplay"]),
+              help="Uniformly random games, or games of the engine against itself.")
+@click.option("--playouts", default=100, show_default=True, type=click.IntRange(1),
+              help="Self-play: playouts per move.")
+@click.option("--weights", default="uniform", show_default=True, help="Self-play: playout policy.")
+@out_file_option()
+@cluster_options
+def data_random(size, komi, games, seed, source, playouts, weights, out, workers, scheduler):
+    """One position per game at a uniformly random move (Silver & Tesauro's protocol).
+    Self-play games run on the cluster; random games are too quick to send anywhere."""
+    from policies.data.positions import random_file
+    with ProgressBar("game") as bar, ExitStack() as stack:
+        cluster = (stack.enter_context(cluster_for(workers, scheduler, stderr))
+                   if source == "selfplay" else None)
+        counts = random_file(out, size, komi, games, seed, source, playouts, weights,
+                             cluster, command_line(), bar)
+    click.echo(json.dumps(counts))
+
+
+@data.command("sgf")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@out_file_option()
+@click.option("--size", default=None, type=click.IntRange(2, 25), help="Keep only this size.")
+@click.option("--per-game", default=0, show_default=True, type=click.IntRange(0),
+              help="Positions drawn per game (0: every move).")
+@komi_option(7.5, help="For records without a komi.")
+@seed_option()
+@click.option("--player", default=None,
+              help="Only the moves of the player so named (PB/PW), e.g. gnugo10 in match records.")
+def data_sgf(folder, out, size, per_game, komi, seed, player):
+    """Positions and expert moves (the move played) from every .sgf under FOLDER."""
+    from policies.data.positions import sgf_file
+    counts = sgf_file(folder, out, size, per_game, seed, komi, command_line(),
+                      report=stderr, player=player)
+    click.echo(json.dumps(counts))
+
+
+@data.command("split")
+@in_file_option()
+@click.option("--test", default=1000, show_default=True, type=click.IntRange(1),
+              help="Positions in the test part (whole games, so at least this many).")
+@seed_option()
+@click.option("--train-out", required=True, type=click.Path(dir_okay=False))
+@click.option("--test-out", required=True, type=click.Path(dir_okay=False))
+def data_split(in_path, test, seed, train_out, test_out):
+    """Split a position file into train and test files disjoint by game."""
+    from policies.data.positions import split_file
+    counts = _data_errors(lambda: split_file(in_path, test, seed, train_out, test_out,
+                                             command_line()))
+    click.echo(json.dumps(counts))
+
+
+def _over_file(run, what, workers, scheduler):
+    """`run(cluster, progress)` over every position of a file, then its counts as JSON; the
+    positions that failed are reported and left for the next run to retry."""
+    with ProgressBar("position") as bar, cluster_for(workers, scheduler, stderr) as cluster:
+        written, failures = _data_errors(lambda: run(cluster, bar))
+        usage = cluster.report()
+    if failures:
+        click.echo(f"{len(failures)} positions could not be {what} (see above); run the "
+                   "command again to retry them", err=True)
+    click.echo(json.dumps({"positions": len(written), "failures": len(failures),
+                           "cluster": usage}))
+
+
+@data.command("label")
+@in_file_option()
+@out_file_option(help="Output (resumable: ids already in it are skipped).")
+@click.option("--playouts", default=10000, show_default=True, type=click.IntRange(1),
+              help="Simulations of our search per label.")
+@click.option("--weights", default="uniform", show_default=True,
+              help="Playout policy of our search.")
+@click.option("--oracle", default=None, metavar="CMD",
+              help="Label by this GTP engine instead (uct_value, lz-genmove_analyze, or a "
+                   "score estimate).")
+@seed_option()
+@cluster_options
+def data_label(in_path, out, playouts, weights, oracle, seed, workers, scheduler):
+    """Label every position with V-hat(s), the probability that Black wins."""
+    from policies.data.labels import label_file
+    _over_file(lambda cluster, progress: label_file(
+        in_path, out, playouts, weights, oracle, seed, cluster, command_line(), progress,
+        report=stderr), "labelled", workers, scheduler)
+
+
+@data.command("experts")
+@in_file_option()
+@out_file_option()
+@click.option("--engine", default=gnugo_command(), show_default=True,
+              help="GTP command of the expert.")
+@cluster_options
+def data_experts(in_path, out, engine, workers, scheduler):
+    """Add the expert engine's genmove to every position."""
+    from policies.data.labels import experts_file
+    _over_file(lambda cluster, progress: experts_file(
+        in_path, out, engine, cluster, command_line(), progress, report=stderr),
+        "given an expert move", workers, scheduler)
+
+
+@data.command("depth2")
+@in_file_option()
+@out_file_option()
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="Simulations of our search per leaf.")
+@click.option("--weights", default="uniform", show_default=True)
+@seed_option()
+@click.option("--limit", default=None, type=click.IntRange(1),
+              help="Only the first N positions of the input.")
+@cluster_options
+def data_depth2(in_path, out, playouts, weights, seed, limit, workers, scheduler):
+    """Every candidate move and reply of each position, labelled (two-step balancing)."""
+    from policies.data.labels import depth2_file
+    _over_file(lambda cluster, progress: depth2_file(
+        in_path, out, playouts, weights, seed, cluster, command_line(), progress,
+        report=stderr, limit=limit), "expanded", workers, scheduler)
+
+
+@click.group("eval")
+def eval_group():
+    """Accuracy of Monte-Carlo evaluation (policies/evaluate.py)."""
+
+
+@eval_group.command("mse")
+@click.option("--positions", required=True, type=click.Path(dir_okay=False),
+              help="Labelled position file.")
+@click.option("--weights", default="uniform", show_default=True,
+              help="Playout policy: a weight file, uniform or handcrafted.")
+@click.option("--sims", default=100, show_default=True, type=click.IntRange(1),
+              help="Playouts per position.")
+@seed_option()
+@cluster_options
+def eval_mse(positions, weights, sims, seed, workers, scheduler):
+    """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
+    from policies.data.evaluate import mse_report
+    try:
+        with cluster_for(workers, scheduler, stderr) as cluster:
+            result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster))
+    except ValueError as e:   # WeightFileError names the file
+        raise click.BadParameter(str(e), param_hint="--weights") from None
+    click.echo(json.dumps(result))
+
+
+@eval_group.command("labels")
+@click.argument("file_a", type=click.Path(dir_okay=False))
+@click.argument("file_b", type=click.Path(dir_okay=False))
+def eval_labels(file_a, file_b):
+    """Agreement of two label files of the same positions (label noise, labeller bias)."""
+    from policies.data.evaluate import label_agreement
+    click.echo(json.dumps(_data_errors(lambda: label_agreement(file_a, file_b))))

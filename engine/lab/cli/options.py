@@ -1,0 +1,70 @@
+"""What the `simbal` commands share: option groups applied as one decorator, the options most
+of them take (--seed, --size, --komi, data files), stderr logging, and turning an expected
+failure into a one-line error.  Only the modules of this package import it."""
+import sys
+
+import click
+
+
+def option_group(*options):
+    """Several click options as one decorator; `--help` lists them in the order written."""
+    def apply(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return apply
+
+
+def pick(values, names):
+    """The entries of `values` (a command's keyword arguments) named in `names`."""
+    return {name: values[name] for name in names}
+
+
+def seed_option(default=0, **extra):
+    return click.option("--seed", default=default, show_default=True, type=click.IntRange(0),
+                        **extra)
+
+
+def size_option(default, **extra):
+    return click.option("--size", default=default, show_default=True,
+                        type=click.IntRange(2, 25), **extra)
+
+
+def komi_option(default, **extra):
+    return click.option("--komi", default=default, show_default=True, type=float, **extra)
+
+
+def in_file_option():
+    return click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
+
+
+def out_file_option(**extra):
+    return click.option("--out", required=True, type=click.Path(dir_okay=False), **extra)
+
+
+def stderr(text):
+    click.echo(text, err=True)
+
+
+def log_to_stderr(verbose):
+    """print-like logging on stderr, or a no-op without `verbose`."""
+    if not verbose:
+        return lambda *a: None
+
+    def log(*parts):
+        print(*parts, file=sys.stderr, flush=True)
+    return log
+
+
+def command_line():
+    """The command as typed, for the provenance record of the files it writes."""
+    return "simbal " + " ".join(sys.argv[1:])
+
+
+def one_line_errors(run, errors):
+    """`run()`, with the expected `errors` (a bad input file, engine, checkpoint) shown as a
+    one-line error naming the problem instead of a traceback."""
+    try:
+        return run()
+    except errors as err:
+        raise click.ClickException(str(err)) from None

@@ -1,0 +1,78 @@
+"""`simbal gtp` (the GTP engine on stdin/stdout, as gtp_main.py starts it) and `simbal params`
+(the search parameters it takes).  In GTP mode stdout carries protocol text only; `--verbose`
+sends diagnostics to stderr."""
+import io
+import os
+import sys
+import threading
+
+import click
+
+from engine.lab.cli.options import komi_option, log_to_stderr, seed_option, size_option
+
+
+@click.command()
+@size_option(9, help="Board size.")
+@komi_option(7.5, help="Komi.")
+@click.option("--playouts", default=5000, show_default=True, type=click.IntRange(1),
+              help="Playouts per move when there is no clock and no --time.")
+@click.option("--time", "seconds", default=None, type=click.FloatRange(0.01),
+              help="Seconds per move instead of a playout count (the GTP clock overrides both).")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Threads running playouts in parallel.")
+@click.option("--weights", default=None,
+              help="Playout policy: a weight file, or uniform / handcrafted "
+                   "(default: the best shipped weights for the board size).")
+@click.option("--prior", default=None,
+              help="Tree prior (H of the search): a weight file, uniform, handcrafted, or playout "
+                   "(the playout policy's own scores; default: the best shipped prior for the "
+                   "board size, else playout).")
+@seed_option(help="Random seed: with --playouts, every decision is reproducible.")
+@click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
+              help="Hard cap on search-tree nodes (memory); the search goes on when it is full.")
+@click.option("--resign", default=0.1, show_default=True, type=click.FloatRange(0, 1),
+              help="Resign when the win rate stays below this (0: never resign).")
+@click.option("--ponder", is_flag=True, help="Think on the opponent's time.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Set a search parameter (repeatable); `simbal params` lists them.")
+@click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
+def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
+        params, verbose):
+    """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
+    from engine.gtp.server import GtpServer
+    from engine.play.player import Engine, Settings
+    from engine.lab.warmup import warm_up
+
+    log = log_to_stderr(verbose)
+    # Load the compiled kernels in the background: the GUI's first commands are answered at
+    # once, and the first search waits on numba's lock only if it has to.
+    threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
+    try:
+        engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign,
+                                             ponder), weights=weights, log=log, prior=prior)
+    except ValueError as e:  # WeightFileError names the file and the problem
+        raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
+    for item in params:
+        name, _, value = item.partition("=")
+        try:
+            engine.set_param(name, float(value))
+        except (KeyError, ValueError):
+            raise click.BadParameter(f"{item!r}: expected NAME=VALUE with a known name "
+                                     "(see `simbal params`)", param_hint="--param") from None
+    # Bytes that are not UTF-8 must not kill the input reader: they become U+FFFD and the
+    # line answers `?` like any other garbage.
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    GtpServer(engine, log=log).serve(stdin, sys.stdout)
+    # Leave at once: the warm-up thread may still be inside compiled code and the input
+    # reader blocked on stdin, and interpreter shutdown under running daemon threads can abort.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+@click.command()
+def params():
+    """List the search parameters, their defaults and meanings."""
+    from engine.search.mcts import PARAMS
+    for name, default, meaning in PARAMS:
+        click.echo(f"{name:16s} {default:<8g} {meaning}")

@@ -226,7 +226,7 @@ def gnugo_path():
 @pytest.fixture(scope="session")
 def dask_cluster():
     """A real local Dask cluster of two worker processes, shared by the tests that check that
-    the distributed path gives the in-process results (engine/cluster.py)."""
+    the distributed path gives the in-process results (engine/parallel/cluster.py)."""
     from engine.parallel.cluster import DaskCluster
     cluster = DaskCluster(workers=2)
     yield cluster

@@ -13,7 +13,7 @@ Copying is a handful of small array copies (`copy_into` reuses storage), which
 is how search branches and how GTP undo works.
 
 Rules: area (Tromp-Taylor) scoring, suicide illegal, simple ko enforced here;
-positional superko is enforced by the game record (engine/game.py) for real
+positional superko is enforced by the game record (engine/play/game.py) for real
 moves, using the Zobrist hash of the stones kept in `meta[M_HASH]`.
 """
 from collections import namedtuple

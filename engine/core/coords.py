@@ -1,6 +1,6 @@
 """Conversions between board points and the outside world's coordinates.
 
-Compiled code speaks flat point indices (see engine/board.py); GTP speaks
+Compiled code speaks flat point indices (see engine/core/board.py); GTP speaks
 vertices such as "D4" (columns A..Z without I, rows from 1 at the bottom);
 sgfmill speaks (row, col) pairs from (0, 0) at the bottom left; GTP names
 colours "b", "black", "w" or "white".  These conversions happen only at the

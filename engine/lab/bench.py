@@ -1,5 +1,5 @@
 """`simbal bench`: playout speed and engine start-up time, as figures for BENCHMARKS.md; with
-`--cluster`, how the heavy commands scale on Dask workers (engine/cluster.py).
+`--cluster`, how the heavy commands scale on Dask workers (engine/parallel/cluster.py).
 
 Speeds are playouts per second on one core from the empty board, best of a few
 repeats (the machines are shared and noisy: compare figures from the same run).

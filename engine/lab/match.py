@@ -6,11 +6,11 @@ move cap; an illegal move, a crash or a lost clock loses the game, with the
 error recorded.  Dead stones come from both engines' `final_status_list dead`;
 when they disagree a referee engine decides (`--referee`), or else only the
 stones both call dead are removed, and the game is marked disputed.  The
-score is then our own Tromp-Taylor count (engine/game.py).
+score is then our own Tromp-Taylor count (engine/play/game.py).
 
 Results go to a folder: one SGF per game and `results.jsonl`, one line per
 game, which is also what makes a match resumable: games already recorded are
-not played again.  Games run as units on a cluster (engine/cluster.py: this process,
+not played again.  Games run as units on a cluster (engine/parallel/cluster.py: this process,
 local Dask worker processes or a remote Dask cluster), each worker with its own pair of
 engine processes kept alive across its games.
 """

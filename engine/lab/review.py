@@ -1,6 +1,6 @@
 """Post-mortem of a match folder: where each side ran a chain out of atari into a capture.
 
-`simbal match` leaves `results.jsonl` and one SGF a game (engine/match.py).  This module
+`simbal match` leaves `results.jsonl` and one SGF a game (engine/lab/match.py).  This module
 replays the games on sgfmill's board (a rules implementation independent of ours) and finds
 every move that extended a chain out of atari to exactly two liberties after which that
 chain was captured within `horizon` moves: the mark of a misread ladder or net, the way

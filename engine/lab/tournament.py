@@ -1,9 +1,9 @@
-"""Tournaments: round robins and gauntlets between players (engine/players.py specs), rated.
+"""Tournaments: round robins and gauntlets between players (engine/lab/players.py specs), rated.
 
 The schedule gives every pairing the same number of games, rounded up to an even number so
 that each player has Black in exactly half of them (the first-named player of a pairing is
 Black in even rounds); rounds are interleaved across pairings so that a tournament stopped
-early is still balanced.  Games run in batches on a cluster (engine/cluster.py: local Dask
+early is still balanced.  Games run in batches on a cluster (engine/parallel/cluster.py: local Dask
 worker processes, a remote Dask cluster, or this process); each worker process keeps its
 players alive across games.  Every game's seed is derived from `--seed`
 and the game's identity, so results do not depend on which worker played it.
@@ -23,7 +23,7 @@ its error and played again when the tournament is resumed.
 
 Folder: results.jsonl (one line per game, keyed `A vs B #k`; what makes it resumable),
 games/*.sgf, tournament.json (the players and settings; resuming with a name bound to another
-spec is refused), and the ratings (engine/ratings.py) as ratings.md / .json / .png plus
+spec is refused), and the ratings (engine/lab/ratings.py) as ratings.md / .json / .png plus
 pairs.json, the head-to-head scores with Wilson intervals.
 """
 import json

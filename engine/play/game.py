@@ -2,7 +2,7 @@
 
 `Game` owns the current board, the positions seen (for positional superko),
 the move list and the snapshots that make undo exact.  It knows the rules but
-makes no decisions: engine/player.py chooses moves, engine/gtp.py speaks the
+makes no decisions: engine/play/player.py chooses moves, engine/gtp/ speaks the
 protocol.  Every move that reaches a `Game` is checked against the full rules,
 superko included, so a bad GTP line can never corrupt it.
 """

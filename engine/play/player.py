@@ -6,10 +6,10 @@ independent trees of the same position and their root statistics are summed,
 so results stay reproducible for a seed and a playout count).  It offers what
 a GTP front end needs: generate a move, analyse, estimate ownership, list dead /
 alive / seki stones, score.  It knows the game but nothing of the protocol
-(engine/gtp.py translates).
+(engine/gtp/ translates).
 
 Trees survive from one move to the next: a new search walks the old tree down
-the moves played since and keeps that subtree (engine/tree.py `reuse`).
+the moves played since and keeps that subtree (engine/search/tree.py `reuse`).
 """
 import math
 import threading
@@ -153,7 +153,7 @@ class Engine:
     # -- parameters ------------------------------------------------------------------------
 
     def set_param(self, name, value):
-        """Set a search parameter by name (see engine/search.py PARAMS); KeyError if unknown."""
+        """Set a search parameter by name (see engine/search/mcts.py PARAMS); KeyError if unknown."""
         self.settings.params[search.PARAM_INDEX[name]] = float(value)
 
     def params(self):
@@ -382,7 +382,7 @@ class Engine:
         return t.owned[0] / playouts, t.owned[1] / playouts
 
     def final_status(self, colour=None):
-        """Chains classified as dead / alive / seki (see engine/status.py)."""
+        """Chains classified as dead / alive / seki (see engine/play/status.py)."""
         black, white = self.ownership(colour)
         return classify(self.game.board, black, white)
 

@@ -8,7 +8,7 @@ test positions).  `label_agreement` compares two label files of the same positio
 seed, another labeller): how noisy the labels themselves are.
 
 The playouts run in compiled code (policies.kernel.run_playouts) in parts of the position set
-spread over a cluster (engine/cluster.py); every position has its own random stream, seeded
+spread over a cluster (engine/parallel/cluster.py); every position has its own random stream, seeded
 from the run's seed and its index, so the values do not depend on the number of workers.
 """
 import numpy as np

@@ -12,7 +12,7 @@ seed, engine settings, date, library version, counts) goes to a sidecar `<file>.
 so the file itself stays one object a line for any other tool.
 
 This module reads, validates and writes those files, replays a position onto a compiled
-board, and gives the resumable commands (policies/positions.py, policies/labels.py) their
+board, and gives the resumable commands (policies/data/positions.py, policies/data/labels.py) their
 append-as-you-go output: finished lines are appended, a run started again skips the ids
 already written, and the file is rewritten in input order once complete.
 """

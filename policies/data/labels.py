@@ -4,10 +4,10 @@ by an external GTP engine, expert moves from a strong engine's genmove, and dept
 simulation balancing.
 
 All of them go through `run_over_file`: every position is a work unit on a cluster
-(engine/cluster.py: this process, local Dask worker processes or a remote Dask cluster), each
+(engine/parallel/cluster.py: this process, local Dask worker processes or a remote Dask cluster), each
 worker process keeps its own engine across units, every finished position is appended to the
 output as it arrives, and a run started again skips the ids already there; the finished file
-is rewritten in the input's order with its sidecar record (policies/data.py).  Each position's
+is rewritten in the input's order with its sidecar record (policies/data/files.py).  Each position's
 random seed comes from the run's seed and the position's id, so results do not depend on the
 order, the number of workers, or a worker that died and had its positions run again.
 

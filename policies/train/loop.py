@@ -1,5 +1,5 @@
 """The training loop the five trainers share: mini-batches spread over a cluster's workers
-(engine/cluster.py) or this process's threads, the step-size schedule, checkpoints and exact
+(engine/parallel/cluster.py) or this process's threads, the step-size schedule, checkpoints and exact
 resume, the progress bar, test-set MSE along the way, and the weight file with its provenance.
 
 A trainer (one module each) supplies `work(pol, index, rng) -> (step, objective, simulations)`:

@@ -8,7 +8,7 @@ the pattern weights climb the log-likelihood of the expert moves by stochastic g
 `l2`), with alpha falling linearly to 0 over the epochs.  Only patterns met at least
 `min_count` times among the training candidates get a weight: the rest weigh 0.
 
-`simbal train-prior` (policies/train/commands.py) runs it and writes the base weights plus the
+`simbal train-prior` (engine/lab/cli/train.py) runs it and writes the base weights plus the
 patterns as one weight file, the engine's `--prior`.
 """
 import numpy as np

@@ -1,4 +1,4 @@
-"""Differential and property tests of the compiled board (engine/board.py).
+"""Differential and property tests of the compiled board (engine/core/board.py).
 
 Random games on 5x5, 9x9 and 19x19 are played side by side on our board and on
 sgfmill's reference `sgfmill.boards.Board`.  sgfmill captures and reports the

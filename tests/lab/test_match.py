@@ -1,4 +1,4 @@
-"""The match runner (engine/match.py) and `simbal match`: the Wilson interval, the clock,
+"""The match runner (engine/lab/match.py) and `simbal match`: the Wilson interval, the clock,
 resumable matches between two Simbal engines on 5x5, forfeits by misbehaving engines (tiny
 fake GTP engines written into tmp_path), and a short match against GnuGo from the command
 line.

@@ -1,4 +1,4 @@
-"""Rating maths (engine/ratings.py): the Bradley-Terry fit on cases whose answer is known."""
+"""Rating maths (engine/lab/ratings.py): the Bradley-Terry fit on cases whose answer is known."""
 import json
 import math
 

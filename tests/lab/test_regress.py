@@ -1,4 +1,4 @@
-"""GTP regression suites (engine/regress.py, `simbal regress`): the GoGui format, verdicts, the
+"""GTP regression suites (engine/lab/regress.py, `simbal regress`): the GoGui format, verdicts, the
 engine's working directory and restarts, run against a scripted fake engine and, once, ours."""
 import json
 import sys

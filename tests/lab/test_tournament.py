@@ -1,4 +1,4 @@
-"""Tournaments (engine/tournament.py) and their in-process players (engine/players.py): the
+"""Tournaments (engine/lab/tournament.py) and their in-process players (engine/lab/players.py): the
 schedule's balance, players that speak play_game's GTP, resumption, ratings files and the
 `simbal tournament` command."""
 import json

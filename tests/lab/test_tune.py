@@ -1,4 +1,4 @@
-"""RSPSA and FDSA (policies/tune.py, `simbal tune`): the iRPROP- step rule, common random numbers,
+"""RSPSA and FDSA (engine/lab/tune.py, `simbal tune`): the iRPROP- step rule, common random numbers,
 convergence on a synthetic noisy objective with a known optimum, exact resumption, and the
 game-pair objective."""
 import json

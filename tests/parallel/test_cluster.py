@@ -1,4 +1,4 @@
-"""engine/cluster.py: the in-process and Dask backends give the same results, a worker that
+"""engine/parallel/cluster.py: the in-process and Dask backends give the same results, a worker that
 dies mid-run has its units run again, and an interrupted distributed run resumes."""
 import json
 import operator

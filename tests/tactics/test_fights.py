@@ -1,4 +1,4 @@
-"""The playouts' answers to the last move (engine/fights.py) on hand-made positions: the
+"""The playouts' answers to the last move (engine/tactics/fights.py) on hand-made positions: the
 working atari and the extension to three liberties in a race of two against two, the rescue
 of a chain in atari before anything else, no run into a ladder, nothing without a fight; the
 vital point of a nakade shape and none of a living or too large space; and the softmax

@@ -1,4 +1,4 @@
-"""Ladder reading (engine/tactics.py) on hand-made positions: a ladder to the edge is read as a
+"""Ladder reading (engine/tactics/ladders.py) on hand-made positions: a ladder to the edge is read as a
 capture, a ladder breaker or a capturable chaser saves the chain, a net (geta) catches what
 ataris alone do not, and the tree's priors of expanded nodes move by `ladder_escape` /
 `ladder_capture` exactly for the moves read so, and playouts that read ladders

@@ -149,7 +149,7 @@ def data_depth2(in_path, out, playouts, weights, seed, limit, workers, scheduler
 
 @click.group("eval")
 def eval_group():
-    """Accuracy of Monte-Carlo evaluation (policies/evaluate.py)."""
+    """Accuracy of Monte-Carlo evaluation (policies/data/evaluate.py)."""
 
 
 @eval_group.command("mse")

@@ -17,7 +17,7 @@ TUNER = ("method", "iterations", "perturbations", "delta0")
 tuner_options = option_group(
     click.option("--param", "param_specs", multiple=True, required=True,
                  metavar="NAME=START[,LOW,HIGH[,SCALE]]",
-                 help="A parameter to tune (repeatable); bounds default to policies/tune.py BOUNDS."),
+                 help="A parameter to tune (repeatable); bounds default to engine/lab/tune.py BOUNDS."),
     click.option("--method", type=click.Choice(["rspsa", "fdsa"]), default="rspsa",
                  show_default=True),
     click.option("--iterations", default=50, show_default=True, type=click.IntRange(1)),

@@ -1,5 +1,5 @@
-"""Position files (policies/data.py), position sets (policies/positions.py), labels, expert
-moves and depth-2 trees (policies/labels.py), and the `simbal data` commands."""
+"""Position files (policies/data/files.py), position sets (policies/data/positions.py), labels, expert
+moves and depth-2 trees (policies/data/labels.py), and the `simbal data` commands."""
 import json
 import sys
 from pathlib import Path

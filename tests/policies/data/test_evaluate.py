@@ -1,4 +1,4 @@
-"""The Monte-Carlo accuracy measure (policies/evaluate.py) and `simbal eval`."""
+"""The Monte-Carlo accuracy measure (policies/data/evaluate.py) and `simbal eval`."""
 import json
 
 import numpy as np

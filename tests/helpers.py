@@ -3,7 +3,7 @@ search parameters by name.  Test code only: the engine never needs them."""
 from engine.core.coords import point
 from engine.core.coords import parse_vertex
 from engine.play.game import setup_board
-from engine.search import mcts as search
+from engine.search.params import default_params, with_params
 from policies.kernel import uniform_policy
 
 POLICY = uniform_policy()
@@ -16,11 +16,8 @@ def at(vertex, size=SIZE):
 
 
 def params(**values):
-    """Default parameters with some replaced by name (see search.PARAMS)."""
-    p = search.default_params()
-    for name, value in values.items():
-        p[search.PARAM_INDEX[name]] = value
-    return p
+    """Default parameters with some replaced by name (see engine/search/params.py)."""
+    return with_params(default_params(), **values)
 
 
 def board_from_ascii(text):

@@ -99,7 +99,7 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
 @main.command()
 def params():
     """List the search parameters, their defaults and meanings."""
-    from engine.search.mcts import PARAMS
+    from engine.search.params import PARAMS
     for name, default, meaning in PARAMS:
         click.echo(f"{name:16s} {default:<8g} {meaning}")
 
@@ -347,8 +347,8 @@ def tune(param_specs, method, iterations, perturbations, delta0, objective, size
             f = tune_mod.MatchObjective(setup, stack.enter_context(
                 cluster_for(workers, scheduler, _stderr)))
         elif objective == "synthetic":
-            from engine.search.mcts import PARAMS
-            defaults = {name: value for name, value, _ in PARAMS}
+            from engine.search.params import default_params
+            defaults = default_params()._asdict()
             f = tune_mod.Synthetic({p.name: defaults[p.name] for p in params},
                                    {p.name: p.scale / 4 for p in params})
         else:

@@ -25,6 +25,7 @@ import numpy as np
 
 from engine.search import mcts as search
 from engine.search import tree as tree_mod
+from engine.search.params import default_params
 from engine.core.board import (BLACK, M_NEMPTY, M_SIZE, PASS, area_score, copy_board, is_eye,
                                is_legal, play)
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
@@ -220,7 +221,7 @@ class LeafSearch:
             self.tree = tree_mod.new_tree(2 * self.playouts + 4096, points)
             self.exclude = np.zeros(points, np.int8)
             self.policy = load_policy(self.weights, size)
-            self.params = search.default_params()
+            self.params = default_params()
             self.size = size
         t = self.tree
         tree_mod.clear(t)

@@ -10,7 +10,8 @@ from engine.search import mcts as search
 from engine.core.board import BLACK, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
-from engine.search.mcts import default_params, expand, run
+from engine.search.mcts import expand, run
+from engine.search.params import default_params
 from engine.search.tree import T_NODES, allocate, new_tree
 from policies import load_policy
 from policies.kernel import NO_REPLIES, move_scores, playout_moves

@@ -5,10 +5,10 @@ search, reuse of a subtree by compaction, find_child and best_child.
 import numpy as np
 import pytest
 
-from engine.search import mcts as search
 from engine.core.board import BLACK, PASS, new_board
 from engine.core.rng import make_rng
-from engine.search.mcts import P_EXPAND, default_params, expand, run
+from engine.search.mcts import expand, run
+from engine.search.params import default_params
 from engine.search.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
 
 from helpers import POINTS, POLICY, SIZE
@@ -74,7 +74,7 @@ def test_run_grows_a_consistent_tree():
         assert tree.move[first + count - 1] == PASS
         # Every visit but the one that expanded the node (and those before) went to a child.
         assert tree.visits[first:first + count].sum() <= tree.visits[node]
-        assert tree.visits[node] - tree.visits[first:first + count].sum() <= search.default_params()[P_EXPAND]
+        assert tree.visits[node] - tree.visits[first:first + count].sum() <= default_params().expand_visits
         assert all(0 <= tree.wins[k] <= tree.visits[k] for k in kids)
 
 

@@ -199,6 +199,7 @@ class Engine:
             if g.illegal_reason(colour, int(p)) == "superko" or (
                     allowed is not None and int(p) not in allowed):
                 exclude[p] = 1
+        root = search.Root(b, colour, g.komi, exclude)
         self._decisions += 1
         base = self.settings.seed * 1_000_003 + self._decisions * 7919
         threads = len(searchers)
@@ -208,8 +209,7 @@ class Engine:
         def work(t, s, rng):
             while not self.stop.is_set() and (share is None or done[t] < share):
                 n = BATCH if share is None else min(BATCH, share - done[t])
-                search.run(s.tree, b, colour, policy, prior, self.settings.params, g.komi, n, rng,
-                           exclude)
+                search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
                 done[t] += n
                 if deadline is not None and time.perf_counter() > deadline:
                     break
@@ -383,10 +383,10 @@ class Engine:
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
         params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
-        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        root = search.Root(g.board, colour, g.komi, np.zeros(g.board.color.shape[0], np.int8))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.
-        search.run(t, g.board, colour, self.policy, self.policy, params, g.komi, playouts,
-                   make_rng(self.settings.seed + 17), exclude)
+        search.run(t, root, self.policy, self.policy, params, playouts,
+                   make_rng(self.settings.seed + 17))
         return t.owned[0] / playouts, t.owned[1] / playouts
 
     def final_status(self, colour=None):

@@ -39,6 +39,8 @@ constant is a named field of `params` (params.py: `PARAMS`), settable from the c
 and GTP.  The loop runs in batches called from Python (engine/play/player.py), which watches
 the clock between them.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -50,6 +52,10 @@ from engine.core.rng import rand_float
 from engine.tactics.ladders import ladder_adjust
 from engine.search.tree import allocate, reset_node
 from engine.search.params import playout_rules
+
+# What a search starts from: the position, the colour to move, komi, and the root moves the
+# caller forbids (`exclude[p]` = 1: superko, or outside a restricted genmove's set).
+Root = namedtuple("Root", "board to_play komi exclude")
 
 
 @njit(cache=True)
@@ -180,10 +186,10 @@ def select_child(tree, node, params, rng):
 
 
 @njit(cache=True, nogil=True)
-def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude):
-    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move, playing
-    out with policy `pol` and taking H from policy `prior`.  `exclude` marks root moves the
-    caller forbids (superko).  Returns simulations done."""
+def run(tree, root, pol, prior, params, count, rng):
+    """Run `count` simulations from `root` (a Root; its board unchanged), playing out with
+    policy `pol` and taking H from policy `prior`.  Returns simulations done."""
+    root_board, to_play, komi, exclude = root
     board_points = root_board.color.shape[0]
     work = copy_board(root_board)
     owner = np.zeros(board_points, np.int8)

@@ -225,8 +225,8 @@ class LeafSearch:
             self.size = size
         t = self.tree
         tree_mod.clear(t)
-        search.run(t, b, colour, self.policy, self.policy, self.params, komi, self.playouts,
-                   make_rng(seed), self.exclude)
+        search.run(t, search.Root(b, colour, komi, self.exclude), self.policy, self.policy,
+                   self.params, self.playouts, make_rng(seed))
         k = tree_mod.best_child(t, 0)
         if k < 0:
             return terminal_value(b, komi)

@@ -1,9 +1,13 @@
 """Small builders the tests share: boards drawn in ASCII, vertices on the small test board,
 search parameters by name.  Test code only: the engine never needs them."""
+import numpy as np
+
 from engine.core.coords import point
 from engine.core.coords import parse_vertex
 from engine.play.game import setup_board
-from engine.search import mcts as search
+from engine.core.board import BLACK
+from engine.search.mcts import Root
+from engine.search.params import default_params, with_params
 from policies.kernel import uniform_policy
 
 POLICY = uniform_policy()
@@ -16,11 +20,13 @@ def at(vertex, size=SIZE):
 
 
 def params(**values):
-    """Default parameters with some replaced by name (see search.PARAMS)."""
-    p = search.default_params()
-    for name, value in values.items():
-        p[search.PARAM_INDEX[name]] = value
-    return p
+    """Default parameters with some replaced by name (see engine/search/params.py)."""
+    return with_params(default_params(), **values)
+
+
+def root(board, komi, colour=BLACK):
+    """The search's Root for `board`, `colour` to move, no root move excluded."""
+    return Root(board, colour, komi, np.zeros(board.color.shape[0], np.int8))
 
 
 def board_from_ascii(text):

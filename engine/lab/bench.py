@@ -65,7 +65,7 @@ def policy_rates(seconds):
     from policies import default_policy_spec, load_policy, policy_from_theta
     from policies.weights import feature_names
 
-    from engine.search.mcts import default_playout_rules
+    from engine.search.params import default_playout_rules
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)

@@ -1,7 +1,7 @@
 """RSPSA: tuning engine parameters that have no gradient (Kocsis, Szepesvari & Winands), with
 FDSA as the comparison; the tuner behind `simbal tune`.  Formulas: ../shared/ALGORITHMS.md, 6.
 
-Parameters are named entries of engine/search/mcts.py PARAMS, each with bounds [low, high] and a
+Parameters are named entries of engine/search/params.py PARAMS, each with bounds [low, high] and a
 scale; the algorithm works in units of the scale, x = (theta - low) / scale (default scale: a
 quarter of the range, so that the paper's largest step, delta+ = 1, is a quarter of the range
 and its first, delta0 = 0.05, 1.25%).  One iteration:
@@ -47,7 +47,7 @@ DELTA_MIN, DELTA_MAX, DELTA_0 = 1e-3, 1.0, 0.05
 RHO = 1 / 0.7
 PLOT_EVERY = 30.0      # seconds between redrawing trajectory.png (and after the last iteration)
 
-# Default bounds of the search parameters (engine/search/mcts.py PARAMS) worth tuning.
+# Default bounds of the search parameters (engine/search/params.py PARAMS) worth tuning.
 BOUNDS = {
     "uct_c": (0.0, 5.0), "bias_weight": (0.0, 10.0), "expand_visits": (1.0, 20.0),
     "prune_visits": (1.0, 200.0), "unprune_k_init": (1.0, 20.0), "unprune_a": (1.0, 200.0),
@@ -374,9 +374,9 @@ class MatchObjective:
 
 def check_names(params):
     """ValueError for a parameter the engine does not have."""
-    from engine.search.mcts import PARAM_INDEX
+    from engine.search.params import Params
     for p in params:
-        if p.name not in PARAM_INDEX:
+        if p.name not in Params._fields:
             raise ValueError(f"unknown engine parameter {p.name!r} (see `simbal params`)")
 
 

@@ -14,6 +14,7 @@ the moves played since and keeps that subtree (engine/search/tree.py `reuse`).
 import math
 import threading
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy as np
 from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
 
 from engine.search import mcts as search
+from engine.search.params import Params, default_params, with_params
 from engine.search import tree as tree_mod
 from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, play
 from engine.play.game import Game, opponent
@@ -43,7 +45,7 @@ class Settings:
     max_nodes: int = 1_000_000      # tree nodes, all threads together
     resign: float = 0.1             # resign below this win rate (0: never)
     ponder: bool = False            # think on the opponent's time
-    params: np.ndarray = field(default_factory=search.default_params)
+    params: Params = field(default_factory=default_params)
 
 
 @dataclass
@@ -55,6 +57,17 @@ class MoveStats:
     pv: list
 
 
+RootKey = namedtuple("RootKey", "hash moves colour origin")
+
+
+def root_key(game, colour):
+    """What a tree's root stands for: `game`'s position reached by its moves, `colour` to move.
+    The origin (start position, size, komi) counts too: a set-up or re-komied game with the
+    same move list is another game."""
+    origin = (int(game.initial_board.meta[M_HASH]), game.size, game.komi)
+    return RootKey(game.hash, tuple(game.moves), colour, origin)
+
+
 class SearchThread:
     """One tree (with a spare pool for reuse) and one random stream."""
 
@@ -62,20 +75,16 @@ class SearchThread:
         self.capacity = capacity
         self.tree = tree_mod.new_tree(capacity, board_points)
         self.spare = None
-        self.key = None  # (moves, colour to move) the root stands for
+        self.key = None  # the RootKey the root stands for
 
     def sync(self, game, colour, allow_reuse):
         """Make the root stand for `game`'s position with `colour` to move."""
-        moves = tuple(game.moves)
-        old = self.key
-        # The start position and komi must match too: a set-up or re-komied game with the
-        # same move list is another game.
-        origin = (int(game.initial_board.meta[M_HASH]), game.size, game.komi)
-        self.key = (game.hash, moves, colour, origin)
-        if (allow_reuse and old is not None and old[3] == origin
-                and moves[:len(old[1])] == old[1]):
-            node, expected = 0, old[2]
-            for col, mv in moves[len(old[1]):]:
+        old, self.key = self.key, root_key(game, colour)
+        moves = self.key.moves
+        if (allow_reuse and old is not None and old.origin == self.key.origin
+                and moves[:len(old.moves)] == old.moves):
+            node, expected = 0, old.colour
+            for col, mv in moves[len(old.moves):]:
                 node = tree_mod.find_child(self.tree, node, mv) if col == expected else -1
                 if node < 0:
                     break
@@ -138,7 +147,7 @@ class Engine:
     def policy(self):
         """The playout policy: the loaded weights times the `playout_gain` parameter."""
         self._follow_board_size()
-        gain = float(self.settings.params[search.P_PLAYOUT_GAIN])
+        gain = self.settings.params.playout_gain
         if self._gained is None or self._gained[0] != gain:
             self._gained = (gain, self._policy if gain == 1.0 else with_gain(self._policy, gain))
         return self._gained[1]
@@ -153,11 +162,11 @@ class Engine:
     # -- parameters ------------------------------------------------------------------------
 
     def set_param(self, name, value):
-        """Set a search parameter by name (see engine/search/mcts.py PARAMS); KeyError if unknown."""
-        self.settings.params[search.PARAM_INDEX[name]] = float(value)
+        """Set a search parameter by name (engine/search/params.py); KeyError if unknown."""
+        self.settings.params = with_params(self.settings.params, **{name: value})
 
     def params(self):
-        return {name: float(self.settings.params[i]) for i, (name, _, _) in enumerate(search.PARAMS)}
+        return self.settings.params._asdict()
 
     # -- searching -------------------------------------------------------------------------
 
@@ -189,6 +198,7 @@ class Engine:
             if g.illegal_reason(colour, int(p)) == "superko" or (
                     allowed is not None and int(p) not in allowed):
                 exclude[p] = 1
+        root = search.Root(b, colour, g.komi, exclude)
         self._decisions += 1
         base = self.settings.seed * 1_000_003 + self._decisions * 7919
         threads = len(searchers)
@@ -198,8 +208,7 @@ class Engine:
         def work(t, s, rng):
             while not self.stop.is_set() and (share is None or done[t] < share):
                 n = BATCH if share is None else min(BATCH, share - done[t])
-                search.run(s.tree, b, colour, policy, prior, self.settings.params, g.komi, n, rng,
-                           exclude)
+                search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
                 done[t] += n
                 if deadline is not None and time.perf_counter() > deadline:
                     break
@@ -224,8 +233,7 @@ class Engine:
 
     def has_search(self, colour):
         """Do the trees stand for the current position with `colour` to move?"""
-        g = self.game
-        key = (g.hash, tuple(g.moves), colour, (int(g.initial_board.meta[M_HASH]), g.size, g.komi))
+        key = root_key(self.game, colour)
         return bool(self._threads) and all(s.key == key for s in self._threads)
 
     def root_stats(self):
@@ -372,13 +380,12 @@ class Engine:
         g = self.game
         colour = colour or g.to_play
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
-        params = self.settings.params.copy()
-        params[search.P_EXPAND] = math.inf   # the root only: every simulation is a playout
-        params[search.P_T] = math.inf        # first moves drawn from the policy too
-        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        # The root only (every simulation is a playout), its moves drawn from the policy too.
+        params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
+        root = search.Root(g.board, colour, g.komi, np.zeros(g.board.color.shape[0], np.int8))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.
-        search.run(t, g.board, colour, self.policy, self.policy, params, g.komi, playouts,
-                   make_rng(self.settings.seed + 17), exclude)
+        search.run(t, root, self.policy, self.policy, params, playouts,
+                   make_rng(self.settings.seed + 17))
         return t.owned[0] / playouts, t.owned[1] / playouts
 
     def final_status(self, colour=None):

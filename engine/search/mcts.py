@@ -35,101 +35,36 @@ expanded, corrected by the tree's own ladder reading (engine/tactics.py), which 
 lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be
 the playout policy itself or another one (a softmax trained to predict a strong player's
 moves, `--prior`): the playouts want balance, the tree wants the best move first.  Every
-constant is a named entry of `PARAMS`, settable from the command line and GTP.  The loop runs
-in batches called from Python (engine/player.py), which watches the clock between them.
+constant is a named field of `params` (params.py: `PARAMS`), settable from the command line
+and GTP.  The loop runs in batches called from Python (engine/play/player.py), which watches
+the clock between them.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from policies.kernel import (NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE, move_scores,
-                             playout_moves, playout_moves_reading)
+from policies.kernel import move_scores, playout_moves, playout_moves_reading
 
 from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
                                is_eye, is_legal, play)
 from engine.core.rng import rand_float
 from engine.tactics.ladders import ladder_adjust
 from engine.search.tree import allocate, reset_node
+from engine.search.params import playout_rules
 
-# name, default, meaning.  The order defines the compiled parameter vector.  The defaults
-# (RAVE over whole simulations, seeded by the policy's priors; little UCT exploration; no
-# progressive bias, whose role the priors take) won the matches against GnuGo recorded in
-# BENCHMARKS.md (Strength): 35% against 12.5% for UCT with progressive bias alone.
-# prior_visits 50 (Gelly & Silver's best n_prior) led both GNU Go's regression suites and the
-# GnuGo matches (59.2% over 120 games against 53.3% for 20; BENCHMARKS.md, sessions 4-7).
-# prune_visits 100 (a longer soft start, children sampled by the prior): 73.2% of 200 games
-# against 72.1% of 120 for 30 with the GnuGo-trained prior (session 8), 58.8% against 59.2%
-# with the playout policy's H (session 7): a wash both times; 100 is the setting measured most.
-# rave_decay (Fuego's weighted RAVE updates) stays off: 76.2% of its first 160 games against
-# GnuGo 10, then 65% of 120 once it was the default; 71.4% of 280 in all against 73.2% of 200
-# for plain AMAF updates (session 9).  Neither it nor any other knob of session 9 moved the
-# engine beyond the noise.
-# playout_fights and playout_nakade 1 (session 11): the playouts answer ataris and two-liberty
-# fights next to the last move and take nakade vital points.  Against GnuGo 10: 81.1% of 159
-# games with the fights alone, 80.0% of 273 with nakade too, against 70.7% of 496 without
-# either (BENCHMARKS.md, session 11); the fights cost 28% more time per simulation, nakade 1.5%.
-PARAMS = (
-    ("uct_c", 0.1, "UCT exploration constant C"),
-    ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
-    ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
-    ("prune_visits", 100.0, "T: visits from which a node selects by UCT over unpruned children"),
-    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
-    ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
-    ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
-    ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
-    ("rave", 1.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
-    ("rave_equiv", 2000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
-    ("prior_visits", 50.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
-    ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
-    ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
-    ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
-    ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
-    ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
-    ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
-    ("score_scale", 20.0, "margin (points) at which the score share is full"),
-    ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
-    ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
-                        "end (Fuego's weighted updates: 1; 0: all alike)"),
-    ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
-                          "favourite moves more often); applied when the engine loads the policy"),
-    ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
-                         "besides ataris (0: ladders only)"),
-    ("playout_fights", 1.0, "probability that a playout move answers the last move's fight "
-                            "(chains next to it in atari or with two liberties) before drawing"),
-    ("playout_nakade", 1.0, "probability that a playout move takes the vital point of a small "
-                            "space (nakade) the last move was played in, before drawing"),
-)
-PARAM_INDEX = {name: i for i, (name, _, _) in enumerate(PARAMS)}
-(P_C, P_BIAS, P_EXPAND, P_T, P_KINIT, P_A, P_B, P_FPU, P_RAVE, P_RAVE_EQ, P_PRIOR_N,
- P_PRIOR_GAIN, P_LGR, P_LADDER_ESCAPE, P_LADDER_CAPTURE, P_PRIOR_CENTER, P_SCORE_W,
- P_SCORE_SCALE, P_PLAYOUT_LADDERS, P_RAVE_DECAY, P_PLAYOUT_GAIN, P_LADDER_NETS,
- P_PLAYOUT_FIGHTS, P_PLAYOUT_NAKADE) = range(len(PARAMS))
-
-
-def default_params():
-    return np.array([default for _, default, _ in PARAMS], dtype=np.float64)
-
-
-@njit(cache=True)
-def playout_rules(params):
-    """The playouts' rules (policies.softmax.RULE_*) the parameters ask for."""
-    rules = NO_RULES.copy()
-    rules[RULE_LADDERS] = params[P_PLAYOUT_LADDERS]
-    rules[RULE_FIGHTS] = params[P_PLAYOUT_FIGHTS]
-    rules[RULE_NAKADE] = params[P_PLAYOUT_NAKADE]
-    return rules
-
-
-def default_playout_rules():
-    return playout_rules(default_params())
+# What a search starts from: the position, the colour to move, komi, and the root moves the
+# caller forbids (`exclude[p]` = 1: superko, or outside a restricted genmove's set).
+Root = namedtuple("Root", "board to_play komi exclude")
 
 
 @njit(cache=True)
 def unpruned_count(visits, n_child, params):
     """How many of a node's children (sorted by H) are eligible at `visits` visits."""
-    k = min(int(params[P_KINIT]), n_child)
+    k = min(int(params.unprune_k_init), n_child)
     if k < 1:
         k = 1
-    while k < n_child and visits >= params[P_A] * params[P_B] ** (k - params[P_KINIT]):
+    while k < n_child and visits >= params.unprune_a * params.unprune_b ** (k - params.unprune_k_init):
         k += 1
     return k
 
@@ -160,17 +95,17 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     h = np.empty(count)
     for i in range(count):
         h[i] = scores[moves[i]]
-    ladder_adjust(b, c, moves, count, h, params[P_LADDER_ESCAPE], params[P_LADDER_CAPTURE],
-                  int(params[P_LADDER_NETS]))
+    ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
+                  int(params.ladder_nets))
     order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
-    prior_n = params[P_PRIOR_N] if params[P_RAVE] > 0.0 else 0.0
+    prior_n = params.prior_visits if params.rave > 0.0 else 0.0
     # The centre of the RAVE priors, relative to the top: log mean exp of the candidates' H,
     # or a fixed H, so that one overwhelming move (a capture) does not make the rest look lost.
     mean = 0.0
-    if params[P_PRIOR_CENTER] >= 0.0:
-        mean = params[P_PRIOR_CENTER] - top
+    if params.prior_center >= 0.0:
+        mean = params.prior_center - top
     elif prior_n > 0.0 and count > 0:
         for i in range(count):
             mean += np.exp(h[i] - top)
@@ -182,7 +117,7 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
         reset_node(tree, j, move, node, prior)
         if prior_n > 0.0:
             tree.rave_n[j] = prior_n
-            tree.rave_w[j] = prior_n / (1.0 + np.exp(-params[P_PRIOR_GAIN] * (prior - mean)))
+            tree.rave_w[j] = prior_n / (1.0 + np.exp(-params.prior_gain * (prior - mean)))
     tree.child_start[node] = start
     tree.n_child[node] = count + 1
     # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
@@ -215,7 +150,7 @@ def _sample_by_prior(tree, node, rng):
 def select_child(tree, node, params, rng):
     """The child to descend into (see the module docstring for the rule)."""
     n_p = tree.visits[node]
-    if n_p < params[P_T]:
+    if n_p < params.prune_visits:
         return _sample_by_prior(tree, node, rng)
     first = tree.child_start[node]
     n_child = tree.n_child[node]
@@ -223,7 +158,7 @@ def select_child(tree, node, params, rng):
     if tree.allowed[node] != n_child:
         allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
     log_np = np.log(max(n_p, 1))  # a fresh node (T = 0) selects too
-    rave = params[P_RAVE] > 0.0
+    rave = params.rave > 0.0
     best = -1
     best_score = -1e300
     for i in range(n_child):
@@ -234,16 +169,16 @@ def select_child(tree, node, params, rng):
         rn = tree.rave_n[k]
         if n == 0:
             if rave and rn > 0:
-                score = tree.rave_w[k] / rn + params[P_C] * np.sqrt(log_np)
+                score = tree.rave_w[k] / rn + params.uct_c * np.sqrt(log_np)
             else:
-                score = params[P_FPU]
-            score += params[P_BIAS] * tree.prior[k]
+                score = params.first_play
+            score += params.bias_weight * tree.prior[k]
         else:
             v = tree.wins[k] / n
             if rave and rn > 0:
-                beta = rn / (n + rn + n * rn / params[P_RAVE_EQ])
+                beta = rn / (n + rn + n * rn / params.rave_equiv)
                 v = (1.0 - beta) * v + beta * tree.rave_w[k] / rn
-            score = v + params[P_C] * np.sqrt(log_np / n) + params[P_BIAS] * tree.prior[k] / (n + 1)
+            score = v + params.uct_c * np.sqrt(log_np / n) + params.bias_weight * tree.prior[k] / (n + 1)
         if score > best_score:
             best_score = score
             best = k
@@ -251,10 +186,10 @@ def select_child(tree, node, params, rng):
 
 
 @njit(cache=True, nogil=True)
-def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude):
-    """Run `count` simulations from `root_board` (unchanged) with `to_play` to move, playing
-    out with policy `pol` and taking H from policy `prior`.  `exclude` marks root moves the
-    caller forbids (superko).  Returns simulations done."""
+def run(tree, root, pol, prior, params, count, rng):
+    """Run `count` simulations from `root` (a Root; its board unchanged), playing out with
+    policy `pol` and taking H from policy `prior`.  Returns simulations done."""
+    root_board, to_play, komi, exclude = root
     board_points = root_board.color.shape[0]
     work = copy_board(root_board)
     owner = np.zeros(board_points, np.int8)
@@ -265,7 +200,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
     first_play = np.zeros(board_points, np.int32)  # RAVE: index + 1 of each point's first play
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
-    lgr = params[P_LGR] > 0.0
+    lgr = params.lgr > 0.0
     rules = playout_rules(params)
     reading = rules.max() > 0.0
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
@@ -285,7 +220,7 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
                 if work.meta[M_PASSES] >= 2:
                     terminal = True
                     break
-                if depth == max_depth or tree.visits[node] < params[P_EXPAND] or not expand(
+                if depth == max_depth or tree.visits[node] < params.expand_visits or not expand(
                         tree, node, work, c, prior, params, scores, no_exclusion):
                     break
             node = select_child(tree, node, params, rng)
@@ -309,9 +244,9 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
         margin = score - komi
         black_win = 0.5 if margin == 0 else (1.0 if margin > 0 else 0.0)
         black_result = black_win
-        if params[P_SCORE_W] > 0.0:  # Pachi's val_scale: a bigger win counts a little more
-            share = min(max(margin / params[P_SCORE_SCALE], -1.0), 1.0)
-            black_result = (1.0 - params[P_SCORE_W]) * black_win + params[P_SCORE_W] * 0.5 * (1.0 + share)
+        if params.score_weight > 0.0:  # Pachi's val_scale: a bigger win counts a little more
+            share = min(max(margin / params.score_scale, -1.0), 1.0)
+            black_result = (1.0 - params.score_weight) * black_win + params.score_weight * 0.5 * (1.0 + share)
         # Backpropagate: node i was reached by a move of the colour opposite to who moves there.
         mover = 3 - to_play  # the root "was reached" by the opponent's last move
         for i in range(depth + 1):
@@ -324,9 +259,9 @@ def run(tree, root_board, to_play, pol, prior, params, komi, count, rng, exclude
                 tree.owned[0, p] += 1
             elif owner[p] == WHITE:
                 tree.owned[1, p] += 1
-        if params[P_RAVE] > 0.0:
+        if params.rave > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
-                         first_play, params[P_RAVE_DECAY])
+                         first_play, params.rave_decay)
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
     return count

@@ -29,7 +29,6 @@ point, the empty point with the most neighbours in the space when exactly one ha
 (two or more): in a straight or bent three, a pyramid four, a bulky or crossed five, a rabbity
 six, the point that decides between one eye and two.
 """
-import numpy as np
 from numba import njit
 
 from engine.core.board import EMPTY, M_LAST, M_WIDTH, next_stamp

@@ -25,8 +25,9 @@ import numpy as np
 
 from engine.search import mcts as search
 from engine.search import tree as tree_mod
-from engine.core.board import BLACK, M_SIZE, PASS, area_score, copy_board, play
 from engine.core import moves
+from engine.core.board import BLACK, M_SIZE, PASS, area_score, copy_board, play
+from engine.search.params import default_params
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
 from engine.core.coords import parse_vertex
 from engine.play.game import IllegalMove
@@ -218,12 +219,12 @@ class LeafSearch:
             self.tree = tree_mod.new_tree(2 * self.playouts + 4096, points)
             self.exclude = np.zeros(points, np.int8)
             self.policy = load_policy(self.weights, size)
-            self.params = search.default_params()
+            self.params = default_params()
             self.size = size
         t = self.tree
         tree_mod.clear(t)
-        search.run(t, b, colour, self.policy, self.policy, self.params, komi, self.playouts,
-                   make_rng(seed), self.exclude)
+        search.run(t, search.Root(b, colour, komi, self.exclude), self.policy, self.policy,
+                   self.params, self.playouts, make_rng(seed))
         k = tree_mod.best_child(t, 0)
         if k < 0:
             return terminal_value(b, komi)

@@ -15,7 +15,7 @@ import pytest
 
 from engine.core.board import BLACK, EMPTY, PASS, WHITE
 from engine.core.coords import parse_vertex
-from engine.search.mcts import PARAMS
+from engine.search.params import PARAMS
 
 VERTEX = re.compile(r"(?i)pass|[A-HJ-Z](?:[1-9]|1[0-9]|2[0-5])")
 KEYS = ("move", "visits", "winrate", "prior", "lcb", "order", "pv")

@@ -10,13 +10,14 @@ from engine.search import mcts as search
 from engine.core.board import BLACK, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
-from engine.search.mcts import default_params, expand, run
+from engine.search.mcts import expand, run
+from engine.search.params import default_params
 from engine.search.tree import T_NODES, allocate, new_tree
 from policies import load_policy
 from policies.kernel import NO_REPLIES, move_scores, playout_moves
 
 from helpers import board_from_ascii
-from helpers import POINTS, POLICY, SIZE, at, params
+from helpers import POINTS, POLICY, SIZE, at, params, root
 
 # -- expansion --------------------------------------------------------------------------------
 
@@ -152,7 +153,7 @@ def test_score_weight_blends_the_margin_into_the_result(weight, scale):
     simulation is a win by 18, worth (1 - w) + w * (1 + min(18 / scale, 1)) / 2 to Black."""
     tree = new_tree(256, POINTS)
     p = params(score_weight=weight, score_scale=scale)
-    run(tree, board_from_ascii(BLACK_TWO_EYES), BLACK, POLICY, POLICY, p, 7.0, 10, make_rng(0), np.zeros(POINTS, np.int8))
+    run(tree, root(board_from_ascii(BLACK_TWO_EYES), 7.0), POLICY, POLICY, p, 10, make_rng(0))
     first = int(tree.child_start[0])
     assert children_of(tree) == [PASS] and tree.visits[first] == 10
     expected = (1.0 - weight) + weight * 0.5 * (1.0 + min(18.0 / scale, 1.0))
@@ -169,7 +170,7 @@ def test_rave_credits_the_moves_of_the_playout(seed):
     board = board_from_ascii(EYES)
     p = params(rave=1.0, prior_visits=0.0, prune_visits=0.0, expand_visits=1e9, rave_decay=0.0)
     tree = new_tree(256, POINTS)
-    run(tree, board, BLACK, POLICY, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    run(tree, root(board, 0.5), POLICY, POLICY, p, 1, make_rng(seed))
     first, n = int(tree.child_start[0]), int(tree.n_child[0])
     chosen = [k for k in range(first, first + n) if tree.visits[k] == 1]
     assert len(chosen) == 1
@@ -226,7 +227,7 @@ def test_last_good_replies_are_the_winners_moves_of_the_simulation(seed):
     board = board_from_ascii(EYES)
     p = params(lgr=1.0, prune_visits=0.0, expand_visits=1e9)
     tree = new_tree(256, POINTS)
-    run(tree, board, BLACK, POLICY, POLICY, p, 0.5, 1, make_rng(seed), np.zeros(POINTS, np.int8))
+    run(tree, root(board, 0.5), POLICY, POLICY, p, 1, make_rng(seed))
     first, n = int(tree.child_start[0]), int(tree.n_child[0])
     move = int(tree.move[[k for k in range(first, first + n) if tree.visits[k] == 1][0]])
     work = board_from_ascii(EYES)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from engine.core.rng import make_rng
-from engine.search.mcts import P_BIAS, P_C, P_FPU, P_RAVE, P_RAVE_EQ, select_child, unpruned_count
+from engine.search.mcts import select_child, unpruned_count
 
 from helpers import params
 from search_helpers import child, hand_tree
@@ -26,20 +26,20 @@ def formula_choice(children, n_p, p, eligible):
     argmax of v + C*sqrt(ln n_p/n) + W*H/(n+1) over visited children, v blended with RAVE
     when on; unvisited children score first-play-urgency + W*H (so that they come first, in
     H order).  Ties go to the earlier child."""
-    C, W, fpu, equiv = p[P_C], p[P_BIAS], p[P_FPU], p[P_RAVE_EQ]
+    C, W, fpu, equiv = p.uct_c, p.bias_weight, p.first_play, p.rave_equiv
     log_np = math.log(max(n_p, 1))
     best, best_score = None, -math.inf
     for i in eligible:
         ch = children[i]
         n, rn = ch["visits"], ch["rave_n"]
         if n == 0:
-            if p[P_RAVE] > 0 and rn > 0:
+            if p.rave > 0 and rn > 0:
                 score = ch["rave_w"] / rn + C * math.sqrt(log_np) + W * ch["prior"]
             else:
                 score = fpu + W * ch["prior"]
         else:
             v = ch["wins"] / n
-            if p[P_RAVE] > 0 and rn > 0:
+            if p.rave > 0 and rn > 0:
                 beta = rn / (n + rn + n * rn / equiv)
                 v = (1 - beta) * v + beta * ch["rave_w"] / rn
             score = v + C * math.sqrt(log_np / n) + W * ch["prior"] / (n + 1)

@@ -5,13 +5,13 @@ search, reuse of a subtree by compaction, find_child and best_child.
 import numpy as np
 import pytest
 
-from engine.search import mcts as search
 from engine.core.board import BLACK, PASS, new_board
 from engine.core.rng import make_rng
-from engine.search.mcts import P_EXPAND, default_params, expand, run
+from engine.search.mcts import expand, run
+from engine.search.params import default_params
 from engine.search.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
 
-from helpers import POINTS, POLICY, SIZE
+from helpers import POINTS, POLICY, SIZE, root
 from search_helpers import child, hand_tree
 
 def tree_arrays(tree):
@@ -40,8 +40,7 @@ def test_run_keeps_searching_when_the_pool_is_full(capacity):
     tree = new_tree(capacity, POINTS)
     board = new_board(SIZE)
     count = 500
-    done = run(tree, board, BLACK, POLICY, POLICY, default_params(), 7.5, count, make_rng(3),
-               np.zeros(POINTS, np.int8))
+    done = run(tree, root(board, 7.5), POLICY, POLICY, default_params(), count, make_rng(3))
     assert done == count
     assert tree.visits[0] == count
     assert tree.meta[T_NODES] <= capacity
@@ -61,8 +60,7 @@ def test_run_keeps_searching_when_the_pool_is_full(capacity):
 
 def test_run_grows_a_consistent_tree():
     tree = new_tree(20000, POINTS)
-    run(tree, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, 3000, make_rng(5),
-        np.zeros(POINTS, np.int8))
+    run(tree, root(new_board(SIZE), 7.5), POLICY, POLICY, default_params(), 3000, make_rng(5))
     n = int(tree.meta[T_NODES])
     assert n > 100 and tree.meta[T_FULL] == 0
     for node in range(n):
@@ -74,7 +72,7 @@ def test_run_grows_a_consistent_tree():
         assert tree.move[first + count - 1] == PASS
         # Every visit but the one that expanded the node (and those before) went to a child.
         assert tree.visits[first:first + count].sum() <= tree.visits[node]
-        assert tree.visits[node] - tree.visits[first:first + count].sum() <= search.default_params()[P_EXPAND]
+        assert tree.visits[node] - tree.visits[first:first + count].sum() <= default_params().expand_visits
         assert all(0 <= tree.wins[k] <= tree.visits[k] for k in kids)
 
 
@@ -82,8 +80,7 @@ def test_run_grows_a_consistent_tree():
 
 def grown_tree(sims=3000, seed=5, capacity=20000):
     tree = new_tree(capacity, POINTS)
-    run(tree, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, sims, make_rng(seed),
-        np.zeros(POINTS, np.int8))
+    run(tree, root(new_board(SIZE), 7.5), POLICY, POLICY, default_params(), sims, make_rng(seed))
     return tree
 
 
@@ -152,7 +149,7 @@ def test_reuse_into_a_small_pool_truncates_cleanly():
                 check(a, b)
     check(subtree(dst, 0), full)
     # A search can go on in the truncated tree.
-    run(dst, new_board(SIZE), BLACK, POLICY, POLICY, default_params(), 7.5, 200, make_rng(1), np.zeros(POINTS, np.int8))
+    run(dst, root(new_board(SIZE), 7.5), POLICY, POLICY, default_params(), 200, make_rng(1))
     assert dst.visits[0] == src.visits[0] + 200
 
 

@@ -6,11 +6,10 @@ ataris alone do not, and the tree's priors of expanded nodes move by `ladder_esc
 import numpy as np
 import pytest
 
-from engine.search import mcts as search
 from engine.core.board import BLACK, WHITE, copy_board
 from engine.core.coords import parse_vertex
-from helpers import board_from_ascii
-from engine.search.mcts import default_params, expand
+from helpers import board_from_ascii, params
+from engine.search.mcts import expand
 from engine.core.rng import make_rng
 from engine.tactics.ladders import capturable, chain_liberties, escape_is_caught
 from engine.search.tree import new_tree
@@ -113,9 +112,7 @@ def test_a_stone_that_breaks_the_net_lets_the_chain_escape(helper):
 
 
 def children_priors(board, colour, **values):
-    p = default_params()
-    for name, value in values.items():
-        p[search.PARAM_INDEX[name]] = value
+    p = params(**values)
     points = board.color.shape[0]
     tree = new_tree(512, points)
     pol = load_policy("handcrafted", 9)

@@ -73,6 +73,6 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
 @click.command()
 def params():
     """List the search parameters, their defaults and meanings."""
-    from engine.search.mcts import PARAMS
+    from engine.search.params import PARAMS
     for name, default, meaning in PARAMS:
         click.echo(f"{name:16s} {default:<8g} {meaning}")

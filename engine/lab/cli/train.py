@@ -12,8 +12,7 @@ from types import SimpleNamespace
 import click
 import numpy as np
 
-from engine.lab.cli.options import (komi_option, one_line_errors, option_group, pick,
-                                    seed_option, stderr)
+from engine.lab.cli.options import one_line_errors, option_group, pick, seed_option, stderr
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
 

@@ -94,8 +94,8 @@ def _objective(tune_mod, objective, params, setup, cluster):
     if objective == "match":
         return tune_mod.MatchObjective(setup, cluster())
     if objective == "synthetic":
-        from engine.search.mcts import PARAMS
-        defaults = {name: value for name, value, _ in PARAMS}
+        from engine.search.params import default_params
+        defaults = default_params()._asdict()
         return tune_mod.Synthetic({p.name: defaults[p.name] for p in params},
                                   {p.name: p.scale / 4 for p in params})
     try:

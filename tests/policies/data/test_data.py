@@ -2,7 +2,6 @@
 moves and depth-2 trees (policies/data/labels.py), and the `simbal data` commands."""
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -4,7 +4,6 @@ does not change the result, checkpoints of other settings are refused, and the o
 written; the `simbal train` command end to end on a position file."""
 import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from train_helpers import SIZE, make_items, small_positions

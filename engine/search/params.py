@@ -1,0 +1,79 @@
+"""The search's named constants: `PARAMS` (name, default, meaning) and the record compiled
+code reads them from.
+
+`Params` is a namedtuple with one float field per entry of `PARAMS`, generated from it, so
+that the compiled loop (mcts.py) reads `params.uct_c` and no index can drift from a name:
+numba types a namedtuple of floats as a uniform tuple, reads a field as a constant offset and
+caches functions over it.  A `Params` is immutable; `with_params` makes a changed copy and
+refuses names `PARAMS` lacks (the command line's `--param`, GTP's `simbal-param`, the tuner
+and the tests all set parameters by name through it).  The playouts' rules vector
+(policies.kernel RULE_*) is derived from the named `playout_*` fields.
+"""
+from collections import namedtuple
+
+from numba import njit
+
+from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE
+
+# name, default, meaning.  Why each default is what it is: BENCHMARKS.md, Strength.
+PARAMS = (
+    ("uct_c", 0.1, "UCT exploration constant C"),
+    ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
+    ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
+    ("prune_visits", 100.0, "T: visits from which a node selects by UCT over unpruned children"),
+    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
+    ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
+    ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
+    ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),
+    ("rave", 1.0, "1 to blend all-moves-as-first (RAVE) values into selection"),
+    ("rave_equiv", 2000.0, "RAVE equivalence: visits at which RAVE and UCT values weigh equally"),
+    ("prior_visits", 50.0, "RAVE: virtual all-moves-as-first games a new child starts with"),
+    ("prior_gain", 1.0, "RAVE: slope of a new child's virtual win rate in its normalised H"),
+    ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
+    ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
+    ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
+    ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
+    ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
+    ("score_scale", 20.0, "margin (points) at which the score share is full"),
+    ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
+    ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
+                        "end (Fuego's weighted updates: 1; 0: all alike)"),
+    ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
+                          "favourite moves more often); applied when the engine loads the policy"),
+    ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "
+                         "besides ataris (0: ladders only)"),
+    ("playout_fights", 1.0, "probability that a playout move answers the last move's fight "
+                            "(chains next to it in atari or with two liberties) before drawing"),
+    ("playout_nakade", 1.0, "probability that a playout move takes the vital point of a small "
+                            "space (nakade) the last move was played in, before drawing"),
+)
+
+Params = namedtuple("Params", [name for name, _, _ in PARAMS])
+
+
+def default_params():
+    return Params(*(float(default) for _, default, _ in PARAMS))
+
+
+def with_params(params, /, **values):
+    """`params` with the named fields set; KeyError naming the first name `PARAMS` lacks.
+    Values become Python floats: every field of a `Params` is a float64 to numba, so that one
+    compiled version serves all."""
+    for name in values:
+        if name not in Params._fields:
+            raise KeyError(name)
+    return params._replace(**{name: float(value) for name, value in values.items()})
+
+
+@njit(cache=True)
+def playout_rules(params):
+    """The playouts' rules (policies.kernel RULE_*) the parameters ask for."""
+    rules = NO_RULES.copy()
+    rules[RULE_LADDERS] = params.playout_ladders
+    rules[RULE_FIGHTS] = params.playout_fights
+    rules[RULE_NAKADE] = params.playout_nakade
+    return rules
+
+
+def default_playout_rules():
+    return playout_rules(default_params())

@@ -26,7 +26,7 @@ from policies.kernel import NO_RULES, UNIFORM, run_playouts, uniform_policy
 from engine.core.board import BLACK, new_board
 from engine.core.rng import make_rng
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]   # the repository (engine/lab/bench.py)
 MARK_START = "<!-- simbal-bench:start -->"
 MARK_END = "<!-- simbal-bench:end -->"
 CLUSTER_MARKS = ("<!-- simbal-bench-cluster:start -->", "<!-- simbal-bench-cluster:end -->")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.gtp.client import EngineFailure, GtpClient
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]   # the repository (engine/lab/regress.py)
 COMMAND_TIMEOUT = 900.0
 _EXPECT = re.compile(r"^#\?\s*\[(!?)(.*)\]\s*([*&]?)\s*$")
 

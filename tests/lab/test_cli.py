@@ -93,3 +93,10 @@ def test_readme_lists_every_command_of_the_group():
     assert listed, "README.md's layout names the commands in parentheses"
     names = {n.strip() for n in listed.group(1).replace("\n", " ").split(",")}
     assert names == set(main.commands)
+
+
+def test_bench_finds_the_engine_and_its_data():
+    """`simbal bench` starts this checkout's gtp_main.py and reads the shipped 5x5 data."""
+    from engine.lab import bench
+    assert (bench.ROOT / "gtp_main.py").is_file()
+    assert (bench.CLUSTER_DATA / "test.jsonl").is_file()

@@ -3,6 +3,7 @@ engine's working directory and restarts, run against a scripted fake engine and,
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -166,3 +167,12 @@ def test_our_engine_on_a_real_suite_file(tmp_path):
     assert result.setup_errors == []
     assert result.outcomes[0]["solved"] and result.outcomes[0]["error"] is None
     assert not result.outcomes[1]["solved"]                  # E5 is occupied
+
+
+def test_the_default_engine_is_this_repositorys_gtp_main():
+    """`simbal regress` without --engine runs gtp_main.py of this checkout (a moved module
+    once pointed it at a folder with no gtp_main.py)."""
+    from engine.lab import regress
+    words = regress.default_engine(50).split()
+    assert Path(words[1]).resolve() == (Path(__file__).resolve().parents[2] / "gtp_main.py")
+    assert Path(words[1]).is_file()

@@ -5,7 +5,7 @@ compiled caller (playouts, tree search, trainers) has a single signature and
 a single on-disk cache entry; `kind` selects the move generator inside:
 
 - UNIFORM: uniform over the legal moves that do not fill one's own eye
-  (engine/playout.py; its arrays are placeholders);
+  (policies/playout.py; its arrays are placeholders);
 - PATTERN3X3, SHAPE2X2: the softmax policy pi(s,a) ∝ exp(phi(s,a)·theta) over
   that feature set (policies/softmax.py, policies/features.py).
 
@@ -23,7 +23,7 @@ accumulating psi = grad log pi for the trainers):
   returns the area score (Black minus White), leaving final owners in `owner`;
 - `playout_moves(b, c, rng, owner, pol, moves, replies)` the same, recording the moves played
   (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
-  and answering with the search's last good replies (`replies`, engine/playout.py;
+  and answering with the search's last good replies (`replies`, policies/playout.py;
   NO_REPLIES for none); `playout_moves_reading` also applies the search's playout rules (set
   escapes into ladders aside, answer the last move's fight, take a nakade's vital point);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for

@@ -7,11 +7,11 @@ cap, which only superko-free cycles such as triple ko can reach) end the game.
 Scores are Tromp-Taylor area differences, Black minus White, without komi.
 
 Simple ko is enforced inside playouts; positional superko is not (it is for
-real moves, in engine/game.py), as is usual for Monte-Carlo engines.
+real moves, in engine/play/game.py), as is usual for Monte-Carlo engines.
 
 Last good replies (Drake 2009; Baier & Drake 2010, "The power of forgetting"): a
 playout may be given a table `replies[colour - 1, previous move]` of answers that
-won before (the search keeps it, engine/search.py); a stored answer to the move
+won before (the search keeps it, engine/search/mcts.py); a stored answer to the move
 just played is played when legal and not an own-eye fill, instead of drawing.
 A table with no columns turns this off.
 """

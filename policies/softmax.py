@@ -436,14 +436,14 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     area score (Black minus White, final owners in `owner`).  If grad has weight-length rows,
     grad[c-1] += psi(s_t, a_t) for each move of colour c; the first len(moves) moves are
     recorded in `moves`.  The draws do not depend on either, so a seed gives the same game.
-    A stored last good reply (engine/playout.py) the policy would play (positive weight) is
+    A stored last good reply (policies/playout.py) the policy would play (positive weight) is
     played without a draw; trainers pass a table without columns, as psi assumes draws.
     `rules` (RULE_*: search only, as psi assumes plain draws; NO_RULES for none): with
     RULE_LADDERS a drawn escape into a working ladder (engine/tactics.escape_is_caught, read
     on `scratch`, a board of b's size) is set aside for this move and another drawn, up to
     LADDER_REDRAWS times; each move is, with probability RULE_NAKADE, the vital point of a
     small space the last move was played in, else with probability RULE_FIGHTS an answer to
-    the last move's local fight (engine/fights.py), when there is one the policy would play
+    the last move's local fight (engine/tactics/fights.py), when there is one the policy would play
     (these come before any stored reply)."""
     b = borrowed_board(b)
     st = new_state(b, pol, True)

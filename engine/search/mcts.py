@@ -28,10 +28,10 @@ before it, and the loser's moves are forgotten as replies.
 With `playout_ladders` on, the playouts too set aside escapes into working ladders; with
 `playout_fights` p, a playout move answers the last move's atari or two-liberty fight with
 probability p, and with `playout_nakade` q takes the vital point of a small space the last
-move was played in with probability q (engine/fights.py).
+move was played in with probability q (engine/tactics/fights.py).
 
 H comes from the prior policy (policies/kernel.move_scores) once per node, when it is
-expanded, corrected by the tree's own ladder reading (engine/tactics.py), which the playouts
+expanded, corrected by the tree's own ladder reading (engine/tactics/ladders.py), which the playouts
 lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be
 the playout policy itself or another one (a softmax trained to predict a strong player's
 moves, `--prior`): the playouts want balance, the tree wants the best move first.  Every

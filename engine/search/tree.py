@@ -11,7 +11,7 @@ move: `wins / visits` is that player's win rate.  RAVE statistics (all moves as
 first) live beside the ordinary ones.
 
 Beside the nodes the tree keeps the playouts' last good replies (`replies[colour - 1, move]`,
-engine/playout.py): search state that, like the subtree, carries over from move to move.
+policies/playout.py): search state that, like the subtree, carries over from move to move.
 
 The pool has a hard capacity: when it is full, nodes simply stop being
 expanded and the search goes on with the tree it has.  `reuse` copies the

@@ -16,6 +16,11 @@ normalised products (up to floating-point rounding; local H is clamped to +-LOG_
 sums cannot overflow).  The same state and the same feature functions give the trainers
 phi(s, a) and psi(s, a) = phi(s, a) - sum_b pi(s, b) phi(s, b), accumulated along a playout
 by `run_playout` when asked.
+
+Why one module of over 600 lines: the incremental state, the draw, psi and the playout loop
+all read the same `PlayState` arrays in the same order, and the loop is the engine's hot path.
+Taking the loop out (one playout driver for every policy) was tried and cost 10-18% of the
+playout rate (BENCHMARKS.md, session 12); until a split keeps the speed, the module stays whole.
 """
 from collections import namedtuple
 

@@ -39,13 +39,13 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import copy_board, copy_into
-from policies.playout import finish_uniform
-
 from policies.features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
 from policies.nrt import borrow, borrowed_board
-from policies.patterns import add_scores as add_pattern_scores, layout as pattern_layout
-from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_FIGHTS, RULE_LADDERS,  # noqa: F401
-                              RULE_NAKADE, run_playout, scores)
+from policies.patterns import add_scores as add_pattern_scores
+from policies.patterns import layout as pattern_layout
+from policies.playout import finish_uniform
+from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_FIGHTS,  # noqa: F401
+                              RULE_LADDERS, RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from policies.builtin import handcrafted_weights
-from policies.features import PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes, shape2x2_layout
+from policies.features import (PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes,
+                               shape2x2_layout)
 from policies.kernel import make_policy, uniform_policy
 from policies.softmax import probabilities
 from policies.weights import WeightFileError, feature_names, read_weights
@@ -104,7 +105,6 @@ def warm_up():
     board, for each kind of policy; returns the seconds it took."""
     from engine.core.board import BLACK, new_board, play
     from engine.core.rng import make_rng
-
     from policies.kernel import move_scores, playout, playout_with_grad, run_playouts
     from policies.softmax import psi, sample_moves
 

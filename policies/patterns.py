@@ -16,7 +16,6 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
-
 from policies.features import SYMMETRIES
 from policies.softmax import EXCLUDED_SCORE
 

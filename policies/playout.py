@@ -17,8 +17,8 @@ A table with no columns turns this off.
 """
 from numba import njit
 
-from engine.core.board import (EMPTY, M_LAST, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score, is_eye,
-                               is_legal, play)
+from engine.core.board import (EMPTY, M_LAST, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, PASS, area_score,
+                               is_eye, is_legal, play)
 from engine.core.rng import rand_below
 
 

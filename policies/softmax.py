@@ -29,16 +29,15 @@ from numba import njit
 
 from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
                                M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
-from policies.playout import move_cap, stored_reply
 from engine.core.rng import rand_float
+from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
 from engine.tactics.ladders import escape_is_caught
-
-from policies.nrt import borrow, borrowed_board
-from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM, WINDOW_DC,
-                               WINDOW_BUCKET, WINDOW_DR, fill_codes, pattern3x3_context,
+from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM,
+                               WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, fill_codes, pattern3x3_context,
                                pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
                                scan, shape2x2_arrays, shape2x2_local)
+from policies.nrt import borrow, borrowed_board
+from policies.playout import move_cap, stored_reply
 
 LOG_CLAMP = 280.0           # |local H| beyond this is clamped (exp stays far from overflow)
 W_MAX = np.exp(LOG_CLAMP)

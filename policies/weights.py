@@ -25,7 +25,8 @@ import numpy as np
 
 from policies.features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
                                shape2x2_layout)
-from policies.patterns import RADII, offsets as pattern_offsets
+from policies.patterns import RADII
+from policies.patterns import offsets as pattern_offsets
 
 FORMAT = "simbal-weights"
 FORMAT_VERSION = 1

@@ -2,10 +2,9 @@
 search parameters by name.  Test code only: the engine never needs them."""
 import numpy as np
 
-from engine.core.coords import point
-from engine.core.coords import parse_vertex
-from engine.play.game import setup_board
 from engine.core.board import BLACK
+from engine.core.coords import parse_vertex, point
+from engine.play.game import setup_board
 from engine.search.mcts import Root
 from engine.search.params import default_params, with_params
 from policies.kernel import uniform_policy

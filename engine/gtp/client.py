@@ -6,7 +6,6 @@ import subprocess
 import threading
 import time
 
-
 GNUGO_PROGRAM = "/usr/games/gnugo"   # Debian's gnugo package
 
 

@@ -9,8 +9,6 @@ turns GTP arguments into their calls and their results into GTP text.  Malformed
 answer `? syntax error` and leave the game untouched; rule violations use the spec's words
 (`illegal move`, `cannot undo`, ...).
 """
-from policies import policy_probabilities
-
 from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import COLUMNS, format_vertex, parse_colour, parse_vertex, point
 from engine.gtp.protocol import (SYNTAX_ERROR, GtpError, expect_args, is_gtp_int, parse_float,
@@ -19,6 +17,7 @@ from engine.play.game import IllegalMove
 from engine.play.handicap import free_handicap_points, handicap_points
 from engine.play.player import score_text
 from engine.play.sgf import SgfError, load_into, to_sgf
+from policies import policy_probabilities
 
 
 def colour_arg(text):

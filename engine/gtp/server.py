@@ -8,7 +8,8 @@ a command is then just a method with the server's state (engine, game, log) at h
 GTP name comes from its own name, and `known_command` / `list_commands` see every mixin's
 commands with no table to keep in step.
 """
-from importlib.metadata import PackageNotFoundError, version as package_version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 
 from engine.gtp.analysis import AnalysisCommands
 from engine.gtp.commands import GoCommands

@@ -21,10 +21,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-from policies.kernel import NO_RULES, UNIFORM, run_playouts, uniform_policy
-
 from engine.core.board import BLACK, new_board
 from engine.core.rng import make_rng
+from policies.kernel import NO_RULES, UNIFORM, run_playouts, uniform_policy
 
 ROOT = Path(__file__).resolve().parents[2]   # the repository (engine/lab/bench.py)
 MARK_START = "<!-- simbal-bench:start -->"
@@ -62,10 +61,9 @@ def policy_rates(seconds):
     not depend on them)."""
     import numpy as np
 
+    from engine.search.params import default_playout_rules
     from policies import default_policy_spec, load_policy, policy_from_theta
     from policies.weights import feature_names
-
-    from engine.search.params import default_playout_rules
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)
@@ -135,10 +133,9 @@ def cluster_run(what, workers, folder, positions, playouts):
     """Labelling or evaluation on a fresh local Dask cluster of `workers` processes: (wall
     seconds of the job alone, the cluster's report).  The workers load the compiled code first
     (a unit each), as a long run would have done long before its end."""
+    from engine.parallel.cluster import DaskCluster
     from policies.data.evaluate import mse_report
     from policies.data.labels import label_file
-
-    from engine.parallel.cluster import DaskCluster
     cluster = DaskCluster(workers=workers)
     try:
         cluster.map(_warm_worker, list(range(workers)))

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.board import BLACK, PASS, WHITE
-from engine.parallel.cluster import InProcess, close_cached, drop_cached, worker_cache
 from engine.core.coords import format_vertex, parse_vertex
+from engine.gtp.client import EngineFailure, GtpClient
+from engine.parallel.cluster import InProcess, close_cached, drop_cached, worker_cache
 from engine.play.game import Game, IllegalMove
 from engine.play.player import score_text
 from engine.play.sgf import to_sgf
-from engine.gtp.client import EngineFailure, GtpClient
 
 
 @dataclass

@@ -31,14 +31,14 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from policies import load_policy, policy_probabilities
-from policies.kernel import playout
-
 from engine.core.board import BLACK, PASS, WHITE, copy_board, copy_into, play
 from engine.core.coords import format_vertex, parse_colour, parse_vertex
-from engine.play.game import Game, IllegalMove
-from engine.gtp.client import GNUGO_PROGRAM, GtpAsker, GtpClient, gnugo_command as gnugo_line
 from engine.core.rng import make_rng, rand_float
+from engine.gtp.client import GNUGO_PROGRAM, GtpAsker, GtpClient
+from engine.gtp.client import gnugo_command as gnugo_line
+from engine.play.game import Game, IllegalMove
+from policies import load_policy, policy_probabilities
+from policies.kernel import playout
 
 GNUGO = os.environ.get("SIMBAL_GNUGO", GNUGO_PROGRAM)
 MC1_SIMULATIONS = 100

@@ -31,12 +31,12 @@ import os
 import re
 from pathlib import Path
 
-from engine.lab import ratings as ratings_mod
 from engine.core.board import BLACK, WHITE
-from engine.parallel.cluster import InProcess, close_cached, drop_cached, split, worker_cache
 from engine.gtp.client import EngineFailure, GtpClient
+from engine.lab import ratings as ratings_mod
 from engine.lab.match import play_game, read_results, result_text, wilson_interval
 from engine.lab.players import game_seed, gnugo_command, make_player
+from engine.parallel.cluster import InProcess, close_cached, drop_cached, split, worker_cache
 from engine.play.sgf import to_sgf
 
 

@@ -326,9 +326,9 @@ def play_pair(setup, params, seed):
     """Tuned engine (`params`) against the fixed opponent, two games from the same random
     opening with colours swapped and the same seeds; the tuned side's mean score."""
     from engine.core.board import BLACK, WHITE
-    from engine.play.game import Game
     from engine.lab.match import MatchConfig, play_game
     from engine.lab.players import EngineClient
+    from engine.play.game import Game
 
     config = MatchConfig(size=setup.size, komi=setup.komi, max_moves=setup.max_moves)
     rng = np.random.default_rng([seed, 1])

@@ -7,10 +7,9 @@ all board sizes share one signature.
 import sys
 import time
 
-from policies import warm_up as warm_up_policies
-
 from engine.core.board import BLACK
 from engine.play.player import Engine, Settings
+from policies import warm_up as warm_up_policies
 
 
 def warm_up():

@@ -10,9 +10,9 @@ from collections import Counter
 
 import numpy as np
 
-from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
-                               M_NEMPTY, M_SIZE, NO_MOVE, PASS, WHITE, area_owner, copy_board, is_legal, new_board,
-                               play)
+from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST, M_LAST2,
+                               M_MOVES, M_NEMPTY, M_SIZE, NO_MOVE, PASS, WHITE, area_owner,
+                               copy_board, is_legal, new_board, play)
 from engine.core.coords import row_col
 from engine.core.moves import candidates
 

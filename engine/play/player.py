@@ -19,17 +19,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
-
-from engine.search import mcts as search
-from engine.search.params import Params, default_params, with_params
-from engine.search import tree as tree_mod
 from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, play
-from engine.play.game import Game, opponent
 from engine.core.rng import make_rng
+from engine.play.game import Game, opponent
 from engine.play.status import classify
-from engine.tactics.ladders import chain_liberties
 from engine.play.timecontrol import TimeControl
+from engine.search import mcts as search
+from engine.search import tree as tree_mod
+from engine.search.params import Params, default_params, with_params
+from engine.tactics.ladders import chain_liberties
+from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
 OWNERSHIP_PLAYOUTS = 400   # playouts behind final_status_list and final_score

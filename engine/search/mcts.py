@@ -44,14 +44,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from policies.kernel import move_scores, playout_moves, playout_moves_reading
-
-from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score, copy_board, copy_into,
-                               is_eye, is_legal, play)
+from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score,
+                               copy_board, copy_into, is_eye, is_legal, play)
 from engine.core.rng import rand_float
-from engine.tactics.ladders import ladder_adjust
-from engine.search.tree import allocate, reset_node
 from engine.search.params import playout_rules
+from engine.search.tree import allocate, reset_node
+from engine.tactics.ladders import ladder_adjust
+from policies.kernel import move_scores, playout_moves, playout_moves_reading
 
 # What a search starts from: the position, the colour to move, komi, and the root moves the
 # caller forbids (`exclude[p]` = 1: superko, or outside a restricted genmove's set).

@@ -13,9 +13,8 @@ from the run's seed and its index, so the values do not depend on the number of 
 """
 import numpy as np
 
-from engine.parallel.cluster import InProcess, split
 from engine.core.rng import make_rng
-
+from engine.parallel.cluster import InProcess, split
 from policies.data.files import DataFileError, position_board, read_positions
 from policies.kernel import run_playouts
 from policies.loader import load_policy

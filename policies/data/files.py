@@ -24,7 +24,6 @@ from pathlib import Path
 
 from engine.core.board import BLACK, PASS, WHITE, is_legal, new_board, play
 from engine.core.coords import format_vertex, parse_vertex
-
 from policies.weights import library_version
 
 FORMAT = "simbal-positions"

@@ -23,20 +23,19 @@ from functools import partial
 
 import numpy as np
 
-from engine.search import mcts as search
-from engine.search import tree as tree_mod
 from engine.core import moves
 from engine.core.board import BLACK, M_SIZE, PASS, area_score, copy_board, play
-from engine.search.params import default_params
-from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
 from engine.core.coords import parse_vertex
-from engine.play.game import IllegalMove
-from engine.gtp.client import EngineFailure, GtpClient, gnugo_command
-from engine.play.player import Engine, Settings
 from engine.core.rng import make_rng
-
-from policies.data.files import (COLOUR, Appender, DataFileError, game_over, position_board, read_meta,
-                                 read_positions, vertex, write_meta)
+from engine.gtp.client import EngineFailure, GtpClient, gnugo_command
+from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
+from engine.play.game import IllegalMove
+from engine.play.player import Engine, Settings
+from engine.search import mcts as search
+from engine.search import tree as tree_mod
+from engine.search.params import default_params
+from policies.data.files import (COLOUR, Appender, DataFileError, game_over, position_board,
+                                 read_meta, read_positions, vertex, write_meta)
 from policies.loader import load_policy
 
 GNUGO = gnugo_command()   # the expert of `simbal data experts`

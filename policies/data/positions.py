@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 
 from engine.core.board import M_MOVES, PASS, new_board
+from engine.core.rng import make_rng
 from engine.parallel.cluster import InProcess
 from engine.play.game import Game, IllegalMove
-from policies.playout import move_cap
-from engine.core.rng import make_rng
 from engine.play.sgf import SgfError, load_into, read
-
 from policies.data.files import LETTER, Position, read_meta, read_positions, vertex, write_positions
 from policies.kernel import NO_REPLIES, playout_moves, uniform_policy
+from policies.playout import move_cap
 
 
 def _game_seed(seed, game):

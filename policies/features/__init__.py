@@ -39,17 +39,18 @@ gathers the modules' public names, which the rest of Simbal imports from `polici
 import sys
 
 # The package's API: the public names of its modules.
-from policies.features.codes import (NCODES, NEIGHBOURS, SYMMETRIES, apply_symmetry, code_at,  # noqa: F401
-                                     fill_codes, pattern_match_mask, pattern_tables,
+from policies.features.codes import (NCODES, NEIGHBOURS, SYMMETRIES, apply_symmetry,  # noqa: F401
+                                     code_at, fill_codes, pattern_match_mask, pattern_tables,
                                      playable_classes, render_code, update_codes)
-from policies.features.pattern3x3 import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF, LAST_OFF,  # noqa: F401
-                                          LINE_OFF, MAX_DIST, N_PAT, N_PATTERN3X3, PASS_OFF,
-                                          PATTERN3X3_VERSION, SA_OFF, WINDOW, WINDOW_BUCKET,
-                                          WINDOW_DC, WINDOW_DR, coulom_distance, libs_after,
-                                          pattern3x3_context, pattern3x3_local, pattern3x3_names,
-                                          pattern3x3_tactics, point_tables, scan)
-from policies.features.shape2x2 import (POW3, SHAPE2X2_VERSION, render_cfg, shape2x2_arrays,  # noqa: F401
-                                        shape2x2_counts, shape2x2_layout, shape2x2_local)
+from policies.features.pattern3x3 import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF,  # noqa: F401
+                                          LAST_OFF, LINE_OFF, MAX_DIST, N_PAT, N_PATTERN3X3,
+                                          PASS_OFF, PATTERN3X3_VERSION, SA_OFF, WINDOW,
+                                          WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, coulom_distance,
+                                          libs_after, pattern3x3_context, pattern3x3_local,
+                                          pattern3x3_names, pattern3x3_tactics, point_tables, scan)
+from policies.features.shape2x2 import (POW3, SHAPE2X2_VERSION, render_cfg,  # noqa: F401
+                                        shape2x2_arrays, shape2x2_counts, shape2x2_layout,
+                                        shape2x2_local)
 from policies.features.update import TACTICAL_LIBS, play_and_mark  # noqa: F401
 
 # Policy kinds: the uniform policy, and the softmax policy over each feature set.

@@ -8,7 +8,6 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import BLACK, BORDER, EMPTY, M_SIZE, M_WIDTH, WHITE
-
 from policies.nrt import borrow
 
 # ---------------------------------------------------------------------------------------------

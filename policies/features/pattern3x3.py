@@ -8,7 +8,6 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import BLACK, BORDER, EMPTY, M_LAST, M_LAST2, M_WIDTH
-
 from policies.features.codes import pattern_tables, render_code
 
 # ---------------------------------------------------------------------------------------------

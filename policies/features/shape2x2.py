@@ -9,9 +9,8 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import BLACK, EMPTY, M_SIZE, M_WIDTH, next_stamp
-
-from policies.nrt import borrow
 from policies.features.codes import SYMMETRIES, apply_symmetry
+from policies.nrt import borrow
 
 # ---------------------------------------------------------------------------------------------
 # shape2x2

@@ -7,8 +7,8 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import BLACK, EMPTY, PASS, WHITE, play
-
 from policies.features.codes import update_codes
+
 
 # ---------------------------------------------------------------------------------------------
 # Incremental update

@@ -13,11 +13,10 @@ reproduce.py the paper's experiment end to end.  `train(...)` is what `simbal tr
 from pathlib import Path
 
 from engine.core.board import BLACK, new_board
-
+from policies.data.files import DataFileError, read_positions
 from policies.train.adjust import Adjust
 from policies.train.apprentice import Apprentice
 from policies.train.balance import Balance
-from policies.data.files import DataFileError, read_positions
 from policies.train.inputs import Item, describe, load_items
 from policies.train.loop import Settings, run
 from policies.train.reinforce import Reinforce

@@ -16,7 +16,6 @@ import numpy as np
 
 from engine.core.board import copy_board, is_legal, play
 from engine.core.rng import rand_float
-
 from policies.softmax import probabilities
 from policies.train.kernels import outcome_sums
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from engine.core.board import PASS
 from engine.core.coords import parse_vertex
-
 from policies.data.files import DataFileError, position_board, read_meta, read_positions
 
 

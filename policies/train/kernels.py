@@ -9,7 +9,6 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import M_MOVES, M_PASSES, copy_board, copy_into, play
-
 from policies.kernel import playout_with_grad
 from policies.softmax import psi
 

@@ -24,14 +24,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from engine.parallel.cluster import InProcess, Threads, default_workers, value_key, worker_cache
 from engine.core.rng import make_rng
-
+from engine.parallel.cluster import InProcess, Threads, default_workers, value_key, worker_cache
 from policies.loader import BUILTIN, builtin_theta, policy_from_theta
 from policies.softmax import sync_theta
-from policies.weights import feature_names, read_weights, write_weights
 from policies.train import curves
 from policies.train.inputs import checksum
+from policies.weights import feature_names, read_weights, write_weights
 
 SCHEDULES = ("constant", "inverse", "linear")
 # A batch goes to a distributed cluster only when the cluster has more workers than this

@@ -14,7 +14,6 @@ patterns as one weight file, the engine's `--prior`.
 import numpy as np
 
 from engine.core.coords import parse_vertex
-
 from policies.data.files import position_board
 from policies.kernel import move_scores
 from policies.patterns import codes_of, layout

@@ -26,9 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards
 
-from engine.core.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST, M_MOVES,
-                               M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, PASS, WHITE, area_score, copy_board,
-                               copy_into, is_legal, new_board, play, zobrist_table)
+from engine.core.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST,
+                               M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, PASS, WHITE,
+                               area_score, copy_board, copy_into, is_legal, new_board, play,
+                               zobrist_table)
 from engine.core.coords import format_vertex, point, row_col
 
 # Games per board size: 10,000 in all, weighted towards the cheap small boards.

@@ -8,6 +8,7 @@ import pytest
 from engine.core.board import BLACK, EMPTY, PASS, WHITE, is_eye, is_legal, play
 from engine.core.moves import candidates
 from engine.play.game import Game
+
 from helpers import at, board_from_ascii
 
 KO = """

@@ -13,11 +13,12 @@ from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_
                                M_PASSES, M_SIZE, PASS, WHITE, area_score, copy_board, is_eye,
                                is_legal, new_board, play)
 from engine.core.coords import format_vertex, parse_vertex
-from engine.play.game import Game, IllegalMove
-from helpers import board_from_ascii
-from policies.playout import finish_uniform, move_cap, uniform_move
-from policies.kernel import NO_REPLIES, run_playouts, uniform_policy
 from engine.core.rng import make_rng
+from engine.play.game import Game, IllegalMove
+from policies.kernel import NO_REPLIES, run_playouts, uniform_policy
+from policies.playout import finish_uniform, move_cap, uniform_move
+
+from helpers import board_from_ascii
 
 STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta")
 

@@ -15,8 +15,8 @@ from sgfmill import sgf
 
 from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import parse_vertex, point
-from engine.play.game import Game
 from engine.lab.match import MatchConfig, _spend, run_match, summary, wilson_interval
+from engine.play.game import Game
 
 from conftest import GTP_MAIN, REPO
 

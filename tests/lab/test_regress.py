@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.lab.cli import main as cli
-from engine.lab.regress import SuiteError, Step, matches, parse_suite, run_suite
+from engine.lab.regress import Step, SuiteError, matches, parse_suite, run_suite
 
 # A fake GTP engine: `loadsgf F` succeeds only if F exists in its working directory (so the
 # test sees the folder it was started in); reg_genmove answers from the last loaded file's

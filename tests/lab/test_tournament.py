@@ -9,14 +9,15 @@ import pytest
 from click.testing import CliRunner
 
 from engine.core.board import BLACK, PASS, WHITE, is_eye
-from engine.lab.cli import main as cli
 from engine.core.coords import format_vertex, parse_vertex
-from helpers import board_from_ascii
+from engine.core.rng import make_rng
+from engine.lab.cli import main as cli
 from engine.lab.match import MatchConfig, play_game, read_results
 from engine.lab.players import (EngineClient, MC1Player, PolicyPlayer, check_spec, default_name,
                                 draw_point, make_player, split_name)
-from engine.core.rng import make_rng
 from engine.lab.tournament import rated_games, report, run_tournament, schedule
+
+from helpers import board_from_ascii
 
 FIVE = MatchConfig(size=5, komi=0.5)
 

@@ -166,8 +166,8 @@ def test_cli_tune_synthetic_and_bad_input(tmp_path):
 def test_every_continuous_search_parameter_has_default_bounds():
     """`simbal tune --param NAME=START` must work for each search constant; only the on/off
     switches (RAVE, last good replies, ladders in the playouts) are not tunable quantities."""
-    from engine.search.params import PARAMS, default_params
     from engine.lab.tune import BOUNDS
+    from engine.search.params import PARAMS, default_params
     names = {name for name, _, _ in PARAMS} - {"rave", "lgr", "playout_ladders"}
     assert names <= set(BOUNDS), f"no bounds for {sorted(names - set(BOUNDS))}"
     for (name, _, _), value in zip(PARAMS, default_params()):

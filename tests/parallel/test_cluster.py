@@ -8,17 +8,18 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from conftest import GTP_MAIN
 
-from engine.parallel import cluster as cluster_mod
 from engine.lab.cli import main
-from engine.parallel.cluster import (DaskCluster, InProcess, close_cached, drop_cached, open_cluster,
-                                     split, value_key, worker_cache)
 from engine.lab.match import MatchConfig, run_match
+from engine.lab.tune import MatchObjective, MatchSetup
+from engine.parallel import cluster as cluster_mod
+from engine.parallel.cluster import (DaskCluster, InProcess, close_cached, drop_cached,
+                                     open_cluster, split, value_key, worker_cache)
 from policies.data.files import read_meta, read_positions, write_positions
 from policies.data.labels import label_file
 from policies.data.positions import random_positions
-from engine.lab.tune import MatchObjective, MatchSetup
+
+from conftest import GTP_MAIN
 
 
 def test_split_cuts_consecutive_parts_about_four_a_slot():

@@ -16,8 +16,7 @@ from engine.search.tree import best_child, find_child
 from policies import load_policy, policy_probabilities
 from policies.kernel import move_scores, uniform_policy
 
-from helpers import board_from_ascii
-from helpers import SIZE, at
+from helpers import SIZE, at, board_from_ascii
 
 # -- the engine ----------------------------------------------------------------------------------
 

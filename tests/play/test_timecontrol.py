@@ -7,7 +7,6 @@ import pytest
 from engine.core.board import BLACK, WHITE
 from engine.play.timecontrol import SAFETY_SECONDS, TimeControl
 
-
 # -- time control ---------------------------------------------------------------------------------
 
 def test_no_time_settings_means_no_budget():

@@ -7,9 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from engine.core.board import BLACK, WHITE, new_board
-from engine.lab.cli import main
 from engine.core.coords import parse_vertex
-from helpers import board_from_ascii
+from engine.lab.cli import main
 from engine.play.player import Engine, Settings
 from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions
@@ -19,6 +18,8 @@ from policies.patterns import code_at, layout, offsets
 from policies.softmax import EXCLUDED_SCORE
 from policies.train.patterns import fit
 from policies.weights import feature_names
+
+from helpers import board_from_ascii
 
 SHAPE = """
     . . . . . . .

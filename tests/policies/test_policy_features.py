@@ -8,10 +8,9 @@ from engine.core.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_PASSES, PA
 from engine.core.rng import make_rng, rand_float
 from policies import policy_from_theta
 from policies import softmax as S
-from policies.features import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF, LAST_OFF, LINE_OFF,
-                               N_PAT, N_PATTERN3X3, NEIGHBOURS, SA_OFF, SYMMETRIES, code_at,
-                               pattern3x3_names, pattern_tables, shape2x2_counts,
-                               shape2x2_layout)
+from policies.features import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF, LAST_OFF, LINE_OFF, N_PAT,
+                               N_PATTERN3X3, NEIGHBOURS, SA_OFF, SYMMETRIES, code_at,
+                               pattern3x3_names, pattern_tables, shape2x2_counts, shape2x2_layout)
 from policies.weights import feature_names
 
 

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from engine.core.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_MOVES, M_PASSES, NO_MOVE,
-                               PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board, play)
-from policies.playout import move_cap
+                               PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board,
+                               play)
 from engine.core.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
 from policies.kernel import (EXCLUDED_SCORE, NO_REPLIES, NO_RULES, move_scores, playout,
                              playout_moves, playout_with_grad, uniform_policy)
+from policies.playout import move_cap
 from policies.weights import feature_names
 
 

@@ -8,8 +8,7 @@ import pytest
 
 from engine.core.board import new_board
 from policies import (WeightFileError, WeightFileWarning, default_policy_spec, default_prior_spec,
-                      load_policy,
-                      policy_probabilities, read_weights, write_weights)
+                      load_policy, policy_probabilities, read_weights, write_weights)
 from policies.builtin import handcrafted_weights
 from policies.loader import WEIGHTS_DIR
 from policies.weights import PROVENANCE_KEYS, feature_names

@@ -6,18 +6,17 @@ weighted by `rave_decay`) and the last good replies the search learns (engine/se
 import numpy as np
 import pytest
 
-from engine.search import mcts as search
 from engine.core.board import BLACK, M_MOVES, M_NEMPTY, PASS, WHITE, new_board, play
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
+from engine.search import mcts as search
 from engine.search.mcts import expand, run
 from engine.search.params import default_params
 from engine.search.tree import T_NODES, allocate, new_tree
 from policies import load_policy
 from policies.kernel import NO_REPLIES, move_scores, playout_moves
 
-from helpers import board_from_ascii
-from helpers import POINTS, POLICY, SIZE, at, params, root
+from helpers import POINTS, POLICY, SIZE, at, board_from_ascii, params, root
 
 # -- expansion --------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from engine.search.mcts import select_child, unpruned_count
 from helpers import params
 from search_helpers import child, hand_tree
 
+
 def formula_choice(children, n_p, p, eligible):
     """Index (0-based) of the child the documented rule picks among `eligible` indices:
     argmax of v + C*sqrt(ln n_p/n) + W*H/(n+1) over visited children, v blended with RAVE

@@ -14,6 +14,7 @@ from engine.search.tree import T_FULL, T_NODES, best_child, find_child, new_tree
 from helpers import POINTS, POLICY, SIZE, root
 from search_helpers import child, hand_tree
 
+
 def tree_arrays(tree):
     return [a.copy() for a in tree]
 

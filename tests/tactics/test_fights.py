@@ -8,12 +8,13 @@ import pytest
 
 from engine.core.board import BLACK, WHITE, copy_board, copy_into, play
 from engine.core.coords import format_vertex, parse_vertex
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
-from helpers import board_from_ascii
 from engine.core.rng import make_rng
+from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_NAKADE, playout_moves,
                              playout_moves_reading)
 from policies.loader import default_policy_spec, load_policy
+
+from helpers import board_from_ascii
 
 # White's last move C2 leaves Black B1-C1 with two liberties (A1, D1) and White B2-C2 with
 # two (A2, D2).  Black D2 is an atari White cannot run from (A2 reaches two liberties); Black

@@ -8,13 +8,14 @@ import pytest
 
 from engine.core.board import BLACK, WHITE, copy_board
 from engine.core.coords import parse_vertex
-from helpers import board_from_ascii, params
-from engine.search.mcts import expand
 from engine.core.rng import make_rng
-from engine.tactics.ladders import capturable, chain_liberties, escape_is_caught
+from engine.search.mcts import expand
 from engine.search.tree import new_tree
+from engine.tactics.ladders import capturable, chain_liberties, escape_is_caught
 from policies.kernel import NO_REPLIES, NO_RULES, RULE_LADDERS, playout_moves, playout_moves_reading
 from policies.loader import load_policy
+
+from helpers import board_from_ascii, params
 
 # Black C3 in atari (White B3, C2, C4; D2 makes the ladder): extending at D3 gives two
 # liberties, and White's ataris drive the chain diagonally up to the right edge.

@@ -40,8 +40,8 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
         params, verbose):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
-    from engine.play.player import Engine, Settings
     from engine.lab.warmup import warm_up
+    from engine.play.player import Engine, Settings
 
     log = log_to_stderr(verbose)
     # Load the compiled kernels in the background: the GUI's first commands are answered at

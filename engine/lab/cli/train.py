@@ -15,7 +15,6 @@ import numpy as np
 from engine.lab.cli.options import one_line_errors, option_group, pick, seed_option, stderr
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
-
 from policies.data.files import DataFileError
 from policies.weights import WeightFileError
 
@@ -103,7 +102,8 @@ SETTINGS = ("data", "test", "size", "features", "alpha", "schedule", "decay", "i
 @cluster_options
 def train(algo, workers, scheduler, **options):
     """Train a playout policy with ALGO; writes weights, a learning curve and checkpoints."""
-    from policies.train import make_settings, train as run_training
+    from policies.train import make_settings
+    from policies.train import train as run_training
     o = SimpleNamespace(**options)
 
     def go():
@@ -166,8 +166,8 @@ def train_prior(data, base, test, radius, min_count, min_weight, epochs, alpha, 
     (policies/train/patterns.py); writes one weight file and prints accuracies as JSON."""
     from policies.data.files import read_positions
     from policies.loader import load_policy
-    from policies.weights import write_weights
     from policies.train.patterns import fit
+    from policies.weights import write_weights
 
     def go():
         train_pos = read_positions(data)

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from engine.lab.cli.options import (komi_option, option_group, pick, seed_option, size_option,
-                                    stderr)
+from engine.lab.cli.options import komi_option, option_group, pick, seed_option, size_option, stderr
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
 

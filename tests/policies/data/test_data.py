@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from engine.core.board import EMPTY, PASS, copy_board, play
-from engine.lab.cli import main
 from engine.core.coords import parse_vertex
+from engine.lab.cli import main
 from engine.play.game import Game
 from policies import load_policy
 from policies.data.files import (DataFileError, Position, game_over, meta_path, position_board,
@@ -20,6 +20,7 @@ from policies.data.positions import random_positions, selfplay_positions, sgf_po
 from policies.softmax import probabilities
 
 from conftest import GTP_MAIN  # noqa: E402  (the engine, as the GUIs start it)
+
 GOOD = {"id": "g17", "size": 5, "komi": 24.5, "moves": [["B", "C3"], ["W", "pass"]],
         "to_play": "B", "value_black": 0.62}
 

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.lab.cli import main
 from engine.core.rng import make_rng
+from engine.lab.cli import main
 from policies import load_policy
-from policies.data.files import Position, position_board, read_positions, write_positions
 from policies.data.evaluate import label_agreement, mc_values, mse_with_interval
-from policies.kernel import run_playouts
+from policies.data.files import Position, position_board, read_positions, write_positions
 from policies.data.positions import random_positions
+from policies.kernel import run_playouts
 
 
 @pytest.fixture(scope="module")

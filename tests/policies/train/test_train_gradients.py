@@ -4,11 +4,8 @@ sums against finite differences of the depth-2 value; simulation adjusting's ste
 finite differences of its objectives."""
 import numpy as np
 import pytest
-from train_helpers import (KOMI, exact_value, games, make_items, random_theta, shape_policy,
-                           small_positions)
 
 from engine.core.board import PASS, copy_board, play
-from helpers import board_from_ascii
 from engine.core.rng import make_rng
 from policies import policy_probabilities
 from policies.softmax import psi
@@ -16,6 +13,10 @@ from policies.train.adjust import Adjust
 from policies.train.balance import Balance
 from policies.train.kernels import outcome_sums
 from policies.train.twostep import TwoStep
+
+from helpers import board_from_ascii
+from train_helpers import (KOMI, exact_value, games, make_items, random_theta, shape_policy,
+                           small_positions)
 
 MID_GAME = """
 . . X . .

@@ -6,14 +6,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from train_helpers import SIZE, make_items, small_positions
 
 from engine.lab.cli import main
 from policies.data.files import Position, write_positions
-from policies.train.balance import Balance
 from policies.train import loop
+from policies.train.balance import Balance
 from policies.train.loop import Settings, run
 from policies.weights import read_weights
+
+from train_helpers import SIZE, make_items, small_positions
 
 
 class Interrupting:

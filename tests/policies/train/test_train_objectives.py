@@ -6,15 +6,16 @@ lowers -log P(expert move) of the simulated move choice."""
 import numpy as np
 import pytest
 from test_train_gradients import MID_GAME, depth2_value, exact_move_values, full_tree
-from train_helpers import (exact_value, games, make_items, nweights, random_theta,
-                           shape_policy, small_positions)
 
-from helpers import board_from_ascii
 from policies import policy_probabilities
 from policies.softmax import psi
 from policies.train import make_trainer
 from policies.train.loop import Settings, run
 from policies.weights import read_weights
+
+from helpers import board_from_ascii
+from train_helpers import (exact_value, games, make_items, nweights, random_theta, shape_policy,
+                           small_positions)
 
 
 def trained(tmp_path, name, items, hyper, alpha, iterations, batch=2):

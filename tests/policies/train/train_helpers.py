@@ -4,12 +4,13 @@ exact objectives computed from the enumeration."""
 import numpy as np
 
 from engine.core.board import M_MOVES, M_PASSES, PASS, area_score, copy_board, play
-from helpers import board_from_ascii
-from policies.playout import move_cap
 from policies import policy_from_theta, policy_probabilities
+from policies.playout import move_cap
 from policies.softmax import psi
 from policies.train import Item
 from policies.weights import feature_names
+
+from helpers import board_from_ascii
 
 SIZE = 5
 KOMI = 0.5

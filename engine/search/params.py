@@ -65,6 +65,19 @@ def with_params(params, /, **values):
     return params._replace(**{name: float(value) for name, value in values.items()})
 
 
+def parse_setting(text):
+    """`NAME=VALUE` (the command line's --param and tune's --opponent-param) to (name, float);
+    ValueError naming the text when the form, the name or the number is wrong."""
+    name, eq, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not eq or number is None or name not in Params._fields:
+        raise ValueError(f"{text!r}: expected NAME=VALUE with a known name (see `simbal params`)")
+    return name, number
+
+
 @njit(cache=True)
 def playout_rules(params):
     """The playouts' rules (policies.kernel RULE_*) the parameters ask for."""

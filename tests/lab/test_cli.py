@@ -100,3 +100,14 @@ def test_bench_finds_the_engine_and_its_data():
     from engine.lab import bench
     assert (bench.ROOT / "gtp_main.py").is_file()
     assert (bench.CLUSTER_DATA / "test.jsonl").is_file()
+
+
+@pytest.mark.parametrize("setting", ["uct_c=fast", "no_such_param=1", "uct_c"])
+def test_gtp_refuses_a_bad_param_by_its_text_before_serving(setting):
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), "--param", setting],
+                         input="", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert f"{setting!r}: expected NAME=VALUE" in run.stderr
+    assert run.stdout == ""

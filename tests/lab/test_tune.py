@@ -158,6 +158,8 @@ def test_cli_tune_synthetic_and_bad_input(tmp_path):
     assert len((out / "log.jsonl").read_text().splitlines()) == 3
     bad = CliRunner().invoke(cli, ["tune", "--param", "warp=1,0,2"])
     assert bad.exit_code == 2 and "unknown engine parameter" in bad.output
+    opponent = CliRunner().invoke(cli, args + ["--opponent-param", "uct_c=fast"])
+    assert opponent.exit_code == 2 and "'uct_c=fast': expected NAME=VALUE" in opponent.output
     (out / "state.json").write_text("{torn")
     torn = CliRunner().invoke(cli, args)
     assert torn.exit_code == 1 and "state.json: corrupt checkpoint" in torn.output

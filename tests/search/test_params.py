@@ -10,7 +10,8 @@ import pytest
 from engine.play.player import Engine, Settings
 from engine.search import mcts
 from engine.search import params as params_mod
-from engine.search.params import PARAMS, Params, default_params, playout_rules, with_params
+from engine.search.params import (PARAMS, Params, default_params, parse_setting, playout_rules,
+                                  with_params)
 from policies.kernel import RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE
 
 
@@ -57,3 +58,15 @@ def test_compiled_code_reads_parameters_by_name_only(module):
     source = Path(module.__file__).read_text()
     assert not re.search(r"\bparams\[", source)
     assert not re.search(r"\bP_[A-Z]", source)
+
+
+@pytest.mark.parametrize("text, expected", [("uct_c=0.3", ("uct_c", 0.3)),
+                                            ("playout_fights=1", ("playout_fights", 1.0))])
+def test_parse_setting_reads_name_and_value(text, expected):
+    assert parse_setting(text) == expected
+
+
+@pytest.mark.parametrize("text", ["uct_c", "uct_c=", "uct_c=x", "no_such=1", "=1"])
+def test_parse_setting_refuses_bad_text_by_name(text):
+    with pytest.raises(ValueError, match=re.escape(repr(text))):
+        parse_setting(text)

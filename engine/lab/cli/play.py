@@ -42,6 +42,7 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up
     from engine.play.player import Engine, Settings
+    from engine.search.params import parse_setting
 
     log = log_to_stderr(verbose)
     # Load the compiled kernels in the background: the GUI's first commands are answered at
@@ -53,12 +54,10 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     except ValueError as e:  # WeightFileError names the file and the problem
         raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
     for item in params:
-        name, _, value = item.partition("=")
         try:
-            engine.set_param(name, float(value))
-        except (KeyError, ValueError):
-            raise click.BadParameter(f"{item!r}: expected NAME=VALUE with a known name "
-                                     "(see `simbal params`)", param_hint="--param") from None
+            engine.set_param(*parse_setting(item))
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--param") from None
     # Bytes that are not UTF-8 must not kill the input reader: they become U+FFFD and the
     # line answers `?` like any other garbage.
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")

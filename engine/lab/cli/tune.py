@@ -75,14 +75,11 @@ def tune(param_specs, objective, opponent_params, validate_pairs, seed, out_dir,
 
 def _parse_params(tune_mod, param_specs, opponent_params):
     """The tuned parameters (tune.Param) and the opponent's {name: value}, names checked."""
+    from engine.search.params import parse_setting
     try:
         params = [tune_mod.parse_param(text) for text in param_specs]
         tune_mod.check_names(params)
-        opponent = {}
-        for text in opponent_params:
-            name, _, value = text.partition("=")
-            opponent[name] = float(value)
-        tune_mod.check_names(tune_mod.Param(n, 0.0, 0.0, 1.0) for n in opponent)
+        opponent = dict(parse_setting(text) for text in opponent_params)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
     return params, opponent

@@ -27,6 +27,7 @@ from engine.core import moves
 from engine.core.board import BLACK, M_SIZE, PASS, area_score, copy_board, play
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
+from engine.gtp import fuego
 from engine.gtp.client import EngineFailure, GtpClient, gnugo_command
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, value_key, worker_cache
 from engine.play.game import IllegalMove
@@ -165,6 +166,61 @@ class GtpOracle(GtpEngine):
         return 1.0 / (1.0 + math.exp(-margin / SCORE_SCALE))
 
 
+class FuegoOracle(GtpOracle):
+    """V-hat(s) the paper's way: the root value of one `games`-game Fuego 1.1 search
+    (engine/gtp/fuego.py: one thread, no book, no mercy rule, no score or length bonus, no
+    early stop, simple ko), seeded per position from the run's seed and the position's id,
+    so a label does not depend on the order or the worker.  Also the leaves of depth-2 trees
+    (`value` on a position plus the line of moves below it)."""
+
+    def __init__(self, games=10000, seed=0):
+        self.games, self.seed = games, seed
+        super().__init__(fuego.oracle_command(games))
+        self.version = self.client.send("version").strip()
+
+    @staticmethod
+    def describe(games, seed):
+        return {"labeller": "fuego", "games": games, "seed": seed,
+                "gtp_settings": list(fuego.oracle_settings(games)),
+                "value": "uct_value after genmove, from Black's view"}
+
+    def settings(self):
+        return self.describe(self.games, self.seed)
+
+    def setup(self, pos, line=(), path=""):
+        """`pos` and the moves of `line` (points, alternating from pos.to_play), then the
+        search's seed (from the position and `path`, the line's name)."""
+        super().setup(pos)
+        colour = pos.to_play
+        for p in line:
+            ok, text = self.client.ask(f"play {colour} {vertex(p, pos.size)}")
+            if not ok:
+                raise DataFileError(f"position {pos.id}: Fuego refused {colour} "
+                                    f"{vertex(p, pos.size)} ({text})")
+            colour = "W" if colour == "B" else "B"
+        self.client.send(f"set_random_seed {self.fuego_seed(pos, path)}")
+        return colour
+
+    def fuego_seed(self, pos, path=""):
+        return position_seed(self.seed, pos.id, path) % 2**31
+
+    def record(self, pos):
+        """The label's provenance in the position (the shared Fuego-labelled sets' form)."""
+        return {"oracle": f"fuego-{self.version}", "games": self.games,
+                "fuego_seed": self.fuego_seed(pos)}
+
+    def value(self, pos, line=(), path=""):
+        """P(Black wins) after `pos` and `line`."""
+        colour = self.setup(pos, line, path)
+        self.client.send(f"genmove {colour}")
+        v = float(self.client.send("uct_value"))
+        return v if colour == "B" else 1.0 - v
+
+    def leaf_value(self, pos, b, colour, line, path):
+        """A depth-2 tree's leaf (LeafSearch's interface): Fuego replays `line` itself."""
+        return self.value(pos, line, path)
+
+
 
 def label_one(labeller, pos):
     """`pos` with its label (value_black); for our search also the simulations ("playouts")."""
@@ -175,6 +231,8 @@ def label_one(labeller, pos):
         v = terminal_value(position_board(pos)[0], pos.komi)
     else:
         v = labeller.value(pos)
+        if isinstance(labeller, FuegoOracle):
+            pos.extra["label"] = labeller.record(pos)
     pos.value_black = round(float(v), DIGITS)
     return pos
 
@@ -230,20 +288,25 @@ class LeafSearch:
         v = t.wins[k] / t.visits[k]   # for the player who made the move: `colour`
         return v if colour == BLACK else 1.0 - v
 
+    def leaf_value(self, pos, b, colour, line, path):
+        """P(Black wins) of board `b` (`pos` after the moves of `line`), `colour` to play,
+        searched with the seed of the position and `path`."""
+        return self.value(b, colour, pos.komi, position_seed(self.seed, pos.id, path))
+
     def close(self):
         pass
 
 
 def depth2_tree(leaf, pos):
     """`pos` with "children": for every candidate move of the side to play, its label and
-    every candidate reply with the label of the position two plies ahead (LeafSearch).  A
-    move that ends the game (a second pass) gets the result instead, with the one reply "pass"
-    of the same result, so that every line of the tree carries its probability.  A position
-    without a label gets one from the same search."""
+    every candidate reply with the label of the position two plies ahead (LeafSearch or
+    FuegoOracle).  A move that ends the game (a second pass) gets the result instead, with the
+    one reply "pass" of the same result, so that every line of the tree carries its
+    probability.  A position without a label gets one from the same search."""
     b, c = position_board(pos)
     size, komi = pos.size, pos.komi
     if pos.value_black is None:
-        v = leaf.value(b, c, komi, position_seed(leaf.seed, pos.id))
+        v = leaf.leaf_value(pos, b, c, (), "")
         pos.value_black = round(float(v), DIGITS)
     if game_over(pos):
         pos.extra["children"] = []
@@ -258,7 +321,7 @@ def depth2_tree(leaf, pos):
             children.append({"move": "pass", "value_black": v,
                              "children": [{"move": "pass", "value_black": v}]})
             continue
-        v1 = leaf.value(b1, 3 - c, komi, position_seed(leaf.seed, pos.id, str(a1)))
+        v1 = leaf.leaf_value(pos, b1, 3 - c, (a1,), str(a1))
         replies = []
         for a2 in candidates(b1, 3 - c):
             b2 = copy_board(b1)
@@ -266,7 +329,7 @@ def depth2_tree(leaf, pos):
             if a1 == PASS and a2 == PASS:
                 v2 = terminal_value(b2, komi)
             else:
-                v2 = leaf.value(b2, c, komi, position_seed(leaf.seed, pos.id, f"{a1},{a2}"))
+                v2 = leaf.leaf_value(pos, b2, c, (a1, a2), f"{a1},{a2}")
             replies.append({"move": vertex(a2, size), "value_black": round(float(v2), DIGITS)})
         children.append({"move": vertex(a1, size), "value_black": round(float(v1), DIGITS),
                          "children": replies})
@@ -348,8 +411,12 @@ def _input_record(path):
 def label_file(in_path, out_path, playouts=10000, weights="uniform", oracle=None, seed=0,
                cluster=None, command="", progress=None, report=print):
     """`simbal data label`: every position of `in_path` labelled into `out_path` (resumable)
-    by our search (`playouts`, `weights`) or by the GTP engine `oracle`."""
-    if oracle:
+    by our search (`playouts`, `weights`), by the GTP engine `oracle`, or with oracle "fuego"
+    by Fuego 1.1 searches of `playouts` games (FuegoOracle)."""
+    if oracle == "fuego":   # the paper's labeller with its settings; `playouts` = its games
+        make = partial(FuegoOracle, playouts, seed)
+        settings = FuegoOracle.describe(playouts, seed)
+    elif oracle:
         make = partial(GtpOracle, oracle)
         settings = {"labeller": "gtp", "command": oracle, "score_scale": SCORE_SCALE}
     else:
@@ -378,12 +445,21 @@ def experts_file(in_path, out_path, engine=GNUGO, cluster=None, command="", prog
 
 
 def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, cluster=None,
-                command="", progress=None, report=print, limit=None):
+                command="", progress=None, report=print, limit=None, oracle=None):
     """`simbal data depth2`: every position's depth-2 tree, leaves labelled by our search with
-    `playouts` simulations each."""
-    settings = dict(LeafSearch(playouts, weights, seed).settings(), tree="depth2",
+    `playouts` simulations each, or (oracle "fuego") by Fuego searches of `playouts` games."""
+    if oracle == "fuego":
+        make = partial(FuegoOracle, playouts, seed)
+        leaf_settings = FuegoOracle.describe(playouts, seed)
+    elif oracle:
+        raise ValueError(f"--oracle {oracle!r}: depth-2 trees know only 'fuego' "
+                         "(or our own search, without --oracle)")
+    else:
+        make = partial(LeafSearch, playouts, weights, seed)
+        leaf_settings = LeafSearch(playouts, weights, seed).settings()
+    settings = dict(leaf_settings, tree="depth2",
                     moves="legal, not filling own single-point eye; pass only without any")
     made_by = {"command": command, "step": "depth2", "settings": settings,
                "input": _input_record(in_path)}
-    return run_over_file(in_path, out_path, partial(LeafSearch, playouts, weights, seed),
-                         depth2_tree, made_by, cluster, progress, report, limit)
+    return run_over_file(in_path, out_path, make, depth2_tree, made_by, cluster, progress,
+                         report, limit)

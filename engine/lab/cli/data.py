@@ -19,6 +19,16 @@ def _data_errors(run):
     return one_line_errors(run, (DataFileError, EngineFailure, OSError))
 
 
+def _fuego_if_asked(oracle):
+    """Stop at once, in one line, when `--oracle fuego` is asked for and Fuego is missing."""
+    if oracle == "fuego":
+        from engine.gtp import fuego
+        try:
+            fuego.find_program()
+        except EngineFailure as e:
+            raise click.ClickException(str(e)) from None
+
+
 @click.group()
 def data():
     """Position sets, labels, expert moves and depth-2 trees (policies/DATA.md)."""
@@ -99,17 +109,19 @@ def _over_file(run, what, workers, scheduler):
 @in_file_option()
 @out_file_option(help="Output (resumable: ids already in it are skipped).")
 @click.option("--playouts", default=10000, show_default=True, type=click.IntRange(1),
-              help="Simulations of our search per label.")
+              help="Simulations of our search per label (with --oracle fuego: Fuego's games).")
 @click.option("--weights", default="uniform", show_default=True,
               help="Playout policy of our search.")
-@click.option("--oracle", default=None, metavar="CMD",
+@click.option("--oracle", default=None, metavar="CMD|fuego",
               help="Label by this GTP engine instead (uct_value, lz-genmove_analyze, or a "
-                   "score estimate).")
+                   "score estimate); `fuego`: Fuego 1.1 on PATH with the paper's settings "
+                   "(one full search of --playouts games a position, seeded by --seed).")
 @seed_option()
 @cluster_options
 def data_label(in_path, out, playouts, weights, oracle, seed, workers, scheduler):
     """Label every position with V-hat(s), the probability that Black wins."""
     from policies.data.labels import label_file
+    _fuego_if_asked(oracle)
     _over_file(lambda cluster, progress: label_file(
         in_path, out, playouts, weights, oracle, seed, cluster, command_line(), progress,
         report=stderr), "labelled", workers, scheduler)
@@ -133,18 +145,22 @@ def data_experts(in_path, out, engine, workers, scheduler):
 @in_file_option()
 @out_file_option()
 @click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
-              help="Simulations of our search per leaf.")
+              help="Simulations of our search per leaf (with --oracle fuego: Fuego's games; "
+                   "the paper: 2000).")
 @click.option("--weights", default="uniform", show_default=True)
+@click.option("--oracle", default=None, type=click.Choice(["fuego"]),
+              help="Label the leaves (and unlabelled roots) by Fuego 1.1 searches instead.")
 @seed_option()
 @click.option("--limit", default=None, type=click.IntRange(1),
               help="Only the first N positions of the input.")
 @cluster_options
-def data_depth2(in_path, out, playouts, weights, seed, limit, workers, scheduler):
+def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, workers, scheduler):
     """Every candidate move and reply of each position, labelled (two-step balancing)."""
     from policies.data.labels import depth2_file
+    _fuego_if_asked(oracle)
     _over_file(lambda cluster, progress: depth2_file(
         in_path, out, playouts, weights, seed, cluster, command_line(), progress,
-        report=stderr, limit=limit), "expanded", workers, scheduler)
+        report=stderr, limit=limit, oracle=oracle), "expanded", workers, scheduler)
 
 
 @click.group("eval")

@@ -1,0 +1,106 @@
+"""Fuego 1.1 as an opponent and as a label oracle: finding the program, and the GTP settings
+that make it the player or the labeller the experiments need.
+
+Fuego is not a dependency of Simbal; the matches and the labels that use it find it on PATH
+(or at $SIMBAL_FUEGO) and say how to get it when it is missing.  Its settings go in a
+`--config` file of GTP commands, written once per distinct content into a temporary folder,
+so that a command line names a whole configured Fuego: the match loop, twogtp and the
+cluster workers start it like any other engine.
+
+- `player_command(games=..., seconds=...)`: one thread, a fixed number of games (playouts)
+  a move or a fixed time a move, its opening book on as users run it.
+- `oracle_command(games)`: one full search per `genmove` whose `uct_value` is a clean
+  P(win) for the side that searched (the settings Silver & Tesauro's labels need and the
+  shared Fuego-labelled sets were made with: see ORACLE_SETTINGS).
+"""
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from engine.gtp.client import EngineFailure
+
+PROGRAM = "fuego"
+MISSING = ("fuego: not found on PATH; install Fuego 1.1 (in the Simbal workspace: "
+           "bash ../shared/tools/fuego/install.sh) or set SIMBAL_FUEGO to its path")
+
+# One thread: Fuego uses every core by default, which makes no match or label comparable.
+ONE_THREAD = ("uct_param_search number_threads 1",)
+
+# Why each line (Fuego 1.1's defaults would change the value `uct_value` reads):
+ORACLE_SETTINGS = (
+    "go_param_rules ko_rule simple",              # the random games were played with simple ko
+    "go_param_rules capture_dead 0",
+    *ONE_THREAD,
+    "uct_param_search move_select value",         # count stops early at a time-dependent point
+    "uct_param_player ignore_clock 1",
+    "uct_param_player reuse_subtree 0",           # each position one fresh search
+    "uct_param_player ponder 0",
+    "uct_param_player early_pass 0",              # else a second search after a pass is read
+    "uct_param_player forced_opening_moves 0",
+    "uct_param_player resign_min_games 1000000000",   # no resigning, no abort when winning
+    "uct_param_globalsearch score_modification 0",    # the root mean a pure win fraction
+    "uct_param_globalsearch length_modification 0",
+    "uct_param_globalsearch mercy_rule 0",        # it scores captures ignoring komi
+)
+
+
+def find_program():
+    """Fuego's path ($SIMBAL_FUEGO, else `fuego` on PATH); EngineFailure saying how to get it."""
+    path = shutil.which(os.environ.get("SIMBAL_FUEGO", PROGRAM))
+    if path is None:
+        raise EngineFailure(MISSING)
+    return path
+
+
+def available():
+    try:
+        find_program()
+    except EngineFailure:
+        return False
+    return True
+
+
+def player_settings(games=None, seconds=None):
+    """The GTP lines of a one-thread Fuego that searches `games` playouts a move, or
+    `seconds` a move (it still stops early when its choice cannot change, as it does)."""
+    if (games is None) == (seconds is None):
+        raise ValueError("Fuego player: give games or seconds, not both")
+    budget = ((f"uct_param_player max_games {int(games)}",) if games is not None else
+              ("uct_param_player max_games 10000000", f"uct_param_player max_time {seconds:g}"))
+    return (*ONE_THREAD, "uct_param_player ignore_clock 1", *budget)
+
+
+def oracle_settings(games):
+    return (*ORACLE_SETTINGS, f"uct_param_player max_games {int(games)}")
+
+
+def config_file(lines):
+    """A file holding `lines` (one GTP command each), named by its content, so every process
+    that asks for the same settings shares one file and a command line stays the same."""
+    text = "".join(line + "\n" for line in lines)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / "simbal-fuego"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{digest}.cfg"
+    if not path.exists() or path.read_text() != text:
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_text(text)
+        part.replace(path)
+    return path
+
+
+def command(lines, book=True):
+    """Fuego's command line with `lines` run at start-up (`--quiet`: no debug output)."""
+    book_flag = "" if book else " --nobook"
+    return f"{find_program()} --quiet{book_flag} --config {config_file(lines)}"
+
+
+def player_command(games=None, seconds=None, book=True):
+    return command(player_settings(games, seconds), book)
+
+
+def oracle_command(games):
+    """A Fuego whose `genmove` then `uct_value` is one full `games`-game search (no book)."""
+    return command(oracle_settings(games), book=False)

@@ -1,0 +1,170 @@
+"""Fuego as the label oracle (`simbal data label|depth2 --oracle fuego`): the settings it is
+started with, one seeded search per label converted to Black's view, depth-2 leaves replayed
+move by move, a clear one-line error without Fuego.  A fake Fuego (a script found through
+$SIMBAL_FUEGO) checks what is sent; one test runs the real Fuego when it is on PATH."""
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engine.gtp import fuego
+from policies.data.files import Position, read_positions, write_positions
+from policies.data.labels import FuegoOracle, depth2_file, label_file
+
+ROOT = Path(__file__).resolve().parents[3]
+SHARED_LABELS = ROOT.parent / "shared" / "data" / "fuego-labels" / "5x5-test.jsonl"
+
+# Answers uct_value with 0.01 * (number of moves on its board) + 0.001 * (seed % 100), from the
+# side to move's view, so a test can tell which position and which seed a value came from.
+FAKE_FUEGO = textwrap.dedent('''\
+    #!{python}
+    import sys
+    log = open({log!r}, "a")
+    args = sys.argv[1:]
+    if "--config" in args:
+        log.write("CONFIG " + open(args[args.index("--config") + 1]).read().replace("\\n", "|")
+                  + "\\n")
+    moves, seed = 0, 0
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        log.write(line)
+        log.flush()
+        name = words[0]
+        answer = ""
+        if name == "list_commands":
+            answer = "genmove\\nuct_value\\nset_random_seed\\nversion"
+        elif name == "version":
+            answer = "1.1.FAKE"
+        elif name == "clear_board":
+            moves = 0
+        elif name == "play":
+            moves += 1
+        elif name == "set_random_seed":
+            seed = int(words[1])
+        elif name == "genmove":
+            answer = "pass"
+        elif name == "uct_value":
+            answer = str(0.01 * moves + 0.001 * (seed % 100))
+        elif name == "quit":
+            print("=\\n", flush=True)
+            break
+        print("= " + answer + "\\n", flush=True)
+''')
+
+
+@pytest.fixture
+def fake_fuego(tmp_path, monkeypatch):
+    log = tmp_path / "fuego.log"
+    script = tmp_path / "fuego"
+    script.write_text(FAKE_FUEGO.format(python=sys.executable, log=str(log)))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("SIMBAL_FUEGO", str(script))
+    return log
+
+
+def positions(tmp_path):
+    path = tmp_path / "in.jsonl"
+    write_positions(path, [Position("a", 5, 24.5, [("B", "C3"), ("W", "D4")], "B"),
+                           Position("b", 5, 24.5, [("B", "C3")], "W")], {"test": True})
+    return path
+
+
+def test_fuego_labels_are_one_seeded_search_each_from_blacks_view(fake_fuego, tmp_path):
+    out = tmp_path / "out.jsonl"
+    written, failures = label_file(positions(tmp_path), out, playouts=777, oracle="fuego", seed=5,
+                                   report=lambda *a: None)
+    assert failures == [] and [p.id for p in written] == ["a", "b"]
+    log = fake_fuego.read_text()
+    config = log.splitlines()[0].removeprefix("CONFIG ").split("|")
+    for line in fuego.ORACLE_SETTINGS:
+        assert line in config
+    assert "uct_param_player max_games 777" in config
+    labelled = {p.id: p for p in read_positions(out)}
+    seeds = {pid: labelled[pid].extra["label"]["fuego_seed"] for pid in "ab"}
+    assert seeds["a"] != seeds["b"]
+    # "a": Black to move after 2 moves, the value is Black's; "b": White to move after 1.
+    assert labelled["a"].value_black == pytest.approx(0.02 + 0.001 * (seeds["a"] % 100))
+    assert labelled["b"].value_black == pytest.approx(1 - 0.01 - 0.001 * (seeds["b"] % 100))
+    assert labelled["a"].extra["label"] == {"oracle": "fuego-1.1.FAKE", "games": 777,
+                                            "fuego_seed": seeds["a"]}
+    # The seed is sent before each search, after the position.
+    lines = [ln.split()[0] for ln in log.splitlines()[1:]]
+    assert lines.count("set_random_seed") == 2
+    assert lines.index("set_random_seed") < lines.index("genmove")
+    assert lines.index("play") < lines.index("set_random_seed")
+    meta = json.loads(Path(str(out) + ".meta.json").read_text())
+    assert meta["made_by"]["settings"]["labeller"] == "fuego"
+    assert "uct_param_globalsearch mercy_rule 0" in meta["made_by"]["settings"]["gtp_settings"]
+    # The same run seed gives the same seeds, another run seed others.
+    again, _ = label_file(positions(tmp_path), tmp_path / "again.jsonl", playouts=777,
+                          oracle="fuego", seed=5, report=lambda *a: None)
+    other, _ = label_file(positions(tmp_path), tmp_path / "other.jsonl", playouts=777,
+                          oracle="fuego", seed=6, report=lambda *a: None)
+    assert [p.extra["label"]["fuego_seed"] for p in again] == [seeds["a"], seeds["b"]]
+    assert [p.extra["label"]["fuego_seed"] for p in other] != [seeds["a"], seeds["b"]]
+
+
+def test_fuego_depth2_leaves_replay_the_line_below_the_position(fake_fuego, tmp_path):
+    src = tmp_path / "d.jsonl"
+    write_positions(src, [Position("t", 3, 0.5, [("B", "B2"), ("W", "A1")], "B",
+                                   value_black=0.5)], {"test": True})
+    out = tmp_path / "d2.jsonl"
+    written, failures = depth2_file(src, out, playouts=50, oracle="fuego", seed=1,
+                                    report=lambda *a: None)
+    assert failures == []
+    tree = read_positions(out)[0].extra["children"]
+    assert tree, "no children"
+    for child in tree:
+        # After 3 moves White is to move: Black's value is 1 - (0.03 + seed digit).
+        assert 1 - child["value_black"] == pytest.approx(0.03, abs=0.1001)
+        for reply in child["children"]:
+            assert reply["value_black"] == pytest.approx(0.04, abs=0.1001)
+    assert "uct_param_player max_games 50" in fake_fuego.read_text()
+    meta = json.loads(Path(str(out) + ".meta.json").read_text())
+    assert meta["made_by"]["settings"]["labeller"] == "fuego"
+
+
+def test_fuego_player_settings_fix_playouts_or_time_on_one_thread():
+    by_games = fuego.player_settings(games=5000)
+    assert "uct_param_search number_threads 1" in by_games
+    assert "uct_param_player max_games 5000" in by_games
+    by_time = fuego.player_settings(seconds=1.5)
+    assert "uct_param_player max_time 1.5" in by_time
+    with pytest.raises(ValueError):
+        fuego.player_settings(games=10, seconds=1)
+    assert fuego.config_file(by_games) == fuego.config_file(by_games)
+    assert fuego.config_file(by_games).read_text().splitlines() == list(by_games)
+
+
+@pytest.mark.parametrize("step", ["label", "depth2"])
+def test_without_fuego_the_command_says_how_to_get_it(tmp_path, step):
+    env = dict(os.environ, SIMBAL_FUEGO=str(tmp_path / "no-such-fuego"))
+    run = subprocess.run([sys.executable, "-m", "engine.lab.cli", "data", step, "--in",
+                          str(positions(tmp_path)), "--out", str(tmp_path / "o.jsonl"),
+                          "--oracle", "fuego", "--workers", "0"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert run.returncode == 1
+    assert "fuego: not found on PATH" in run.stderr and "install.sh" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.skipif(not fuego.available(), reason="Fuego is not installed (fuego on PATH)")
+@pytest.mark.skipif(not SHARED_LABELS.exists(), reason="the shared Fuego-labelled set is absent")
+def test_real_fuego_relabels_the_shared_positions_close_to_their_labels(tmp_path):
+    shared = read_positions(SHARED_LABELS)[:6]
+    src = tmp_path / "shared.jsonl"
+    write_positions(src, shared, {"test": True})
+    oracle = FuegoOracle(games=3000, seed=1)
+    try:
+        for pos in shared:
+            assert oracle.value(pos) == pytest.approx(pos.value_black, abs=0.1)
+    finally:
+        oracle.close()

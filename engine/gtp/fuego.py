@@ -64,12 +64,17 @@ def available():
 
 def player_settings(games=None, seconds=None):
     """The GTP lines of a one-thread Fuego that searches `games` playouts a move, or
-    `seconds` a move (it still stops early when its choice cannot change, as it does)."""
-    if (games is None) == (seconds is None):
+    `seconds` a move (it still stops early when its choice cannot change, as it does), or
+    with neither its own time management under the game's clock."""
+    if games is not None and seconds is not None:
         raise ValueError("Fuego player: give games or seconds, not both")
-    budget = ((f"uct_param_player max_games {int(games)}",) if games is not None else
-              ("uct_param_player max_games 10000000", f"uct_param_player max_time {seconds:g}"))
-    return (*ONE_THREAD, "uct_param_player ignore_clock 1", *budget)
+    if games is not None:
+        return (*ONE_THREAD, "uct_param_player ignore_clock 1",
+                f"uct_param_player max_games {int(games)}")
+    if seconds is not None:
+        return (*ONE_THREAD, "uct_param_player ignore_clock 1",
+                "uct_param_player max_games 10000000", f"uct_param_player max_time {seconds:g}")
+    return ONE_THREAD
 
 
 def oracle_settings(games):
@@ -91,10 +96,22 @@ def config_file(lines):
     return path
 
 
+def book_file(program):
+    """Fuego's opening book where `make install` puts it (PREFIX/share/fuego/book.dat beside
+    PREFIX/bin/fuego), or None.  Fuego takes one --config file, and installs that load the
+    book through it (as ../shared/tools/fuego's does) leave none for our settings: so the
+    book is loaded by a line of our own file, with --nobook."""
+    book = Path(program).resolve().parent.parent / "share" / "fuego" / "book.dat"
+    return book if book.exists() else None
+
+
 def command(lines, book=True):
-    """Fuego's command line with `lines` run at start-up (`--quiet`: no debug output)."""
-    book_flag = "" if book else " --nobook"
-    return f"{find_program()} --quiet{book_flag} --config {config_file(lines)}"
+    """Fuego's command line with `lines` run at start-up, its opening book loaded when `book`
+    and found (`--quiet`: no debug output)."""
+    program = find_program()
+    found = book_file(program) if book else None
+    lines = (*lines, f"book_load {found}") if found else tuple(lines)
+    return f"{program} --quiet --nobook --config {config_file(lines)}"
 
 
 def player_command(games=None, seconds=None, book=True):

@@ -8,6 +8,9 @@ Specs (`NAME=SPEC` gives a player a name of its own):
   policy after each candidate move, the move with the most wins (ties drawn at random);
 - `mcts:FILE[:PLAYOUTS]` the full engine (engine.play.player.Engine; 1000 playouts per move);
 - `gnugo[:LEVEL]` GnuGo 3.8 (level 10) over GTP, Chinese rules;
+- `fuego[:GAMES|:SECONDSs]` Fuego 1.1 (on PATH or at $SIMBAL_FUEGO) on one thread with its
+  opening book: GAMES playouts a move (`fuego:5000`), or SECONDS a move (`fuego:1s`), or with
+  neither its own time management under the match's clock (engine/gtp/fuego.py);
 - anything else: the command line of a GTP engine.
 
 The first three run in-process: `InProcessClient` and `EngineClient` answer the GTP subset that
@@ -34,7 +37,8 @@ from numba import njit
 from engine.core.board import BLACK, PASS, WHITE, copy_board, copy_into, play
 from engine.core.coords import format_vertex, parse_colour, parse_vertex
 from engine.core.rng import make_rng, rand_float
-from engine.gtp.client import GNUGO_PROGRAM, GtpAsker, GtpClient
+from engine.gtp import fuego
+from engine.gtp.client import GNUGO_PROGRAM, EngineFailure, GtpAsker, GtpClient
 from engine.gtp.client import gnugo_command as gnugo_line
 from engine.play.game import Game, IllegalMove
 from policies import load_policy, policy_probabilities
@@ -241,6 +245,8 @@ def default_name(spec):
         return ":".join([kind] + parts)
     if kind == "gnugo":
         return f"gnugo:{rest or 10}"
+    if kind == "fuego":
+        return f"fuego:{rest}" if rest else "fuego"
     return Path(shlex.split(spec)[0]).name if spec.strip() else spec
 
 
@@ -268,6 +274,29 @@ def check_spec(spec, size):
                 raise ValueError(f"{spec!r}: {e}") from None
     elif kind == "gnugo" and rest and not rest.isdigit():
         raise ValueError(f"{spec!r}: expected gnugo or gnugo:LEVEL")
+    elif kind == "fuego":
+        fuego_budget(spec)
+        try:
+            fuego.find_program()
+        except EngineFailure as e:
+            raise ValueError(f"{spec!r}: {e}") from None
+
+
+def fuego_budget(spec):
+    """{"games": N} or {"seconds": S} or {} of a `fuego[:GAMES|:SECONDSs]` spec."""
+    rest = spec.partition(":")[2]
+    try:
+        if not rest:
+            return {}
+        if rest.endswith("s"):
+            seconds = float(rest[:-1])
+            if seconds > 0:
+                return {"seconds": seconds}
+        elif int(rest) > 0:
+            return {"games": int(rest)}
+    except ValueError:
+        pass
+    raise ValueError(f"{spec!r}: expected fuego, fuego:GAMES or fuego:SECONDSs")
 
 
 def make_player(spec, size=9, komi=7.5):
@@ -281,9 +310,18 @@ def make_player(spec, size=9, komi=7.5):
     if kind == "mcts":
         path, playouts = _file_and_number(rest, MCTS_PLAYOUTS)
         return EngineClient(path, playouts, size, komi)
+    return GtpClient(gtp_command(spec))
+
+
+def gtp_command(spec):
+    """The command line of a player run as a GTP subprocess: `gnugo[:LEVEL]`, `fuego[...]`,
+    or the spec itself (any GTP command line)."""
+    kind, _, rest = spec.partition(":")
     if kind == "gnugo":
-        return GtpClient(gnugo_command(int(rest) if rest else 10))
-    return GtpClient(spec)
+        return gnugo_command(int(rest) if rest else 10)
+    if kind == "fuego":
+        return fuego.player_command(**fuego_budget(spec))
+    return spec
 
 
 def game_seed(base, *keys):

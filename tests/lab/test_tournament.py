@@ -3,6 +3,7 @@ schedule's balance, players that speak play_game's GTP, resumption, ratings file
 `simbal tournament` command."""
 import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from engine.core.rng import make_rng
 from engine.lab.cli import main as cli
 from engine.lab.match import MatchConfig, play_game, read_results
 from engine.lab.players import (EngineClient, MC1Player, PolicyPlayer, check_spec, default_name,
-                                draw_point, make_player, split_name)
+                                draw_point, gtp_command, make_player, split_name)
 from engine.lab.tournament import rated_games, report, run_tournament, schedule
 
 from helpers import board_from_ascii
@@ -58,6 +59,35 @@ def test_spec_names_and_checks(tmp_path):
         with pytest.raises(ValueError, match=words):
             check_spec(spec, 5)
     check_spec("mcts:handcrafted:30", 5)
+
+
+def test_fuego_specs_fix_games_or_seconds_on_one_thread(tmp_path, monkeypatch):
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "fuego"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    book = tmp_path / "share" / "fuego" / "book.dat"
+    book.parent.mkdir(parents=True)
+    book.write_text("")
+    monkeypatch.setenv("SIMBAL_FUEGO", str(fake))
+    assert split_name("fuego:5000")[0] == "fuego:5000"
+    assert split_name("fuego")[0] == "fuego"
+    for spec in ("fuego", "fuego:5000", "fuego:1.5s"):
+        check_spec(spec, 9)
+    for spec in ("fuego:x", "fuego:0", "fuego:-1s", "fuego:5000:1"):
+        with pytest.raises(ValueError, match="fuego:GAMES"):
+            check_spec(spec, 9)
+    config = Path(gtp_command("fuego:5000").split("--config ")[1]).read_text().splitlines()
+    assert "uct_param_search number_threads 1" in config
+    assert "uct_param_player max_games 5000" in config
+    config = Path(gtp_command("fuego:1.5s").split("--config ")[1]).read_text().splitlines()
+    assert "uct_param_player max_time 1.5" in config
+    config = Path(gtp_command("fuego").split("--config ")[1]).read_text().splitlines()
+    assert config == ["uct_param_search number_threads 1", f"book_load {book}"]
+    assert gtp_command("gnugo:3").endswith("--level 3 --chinese-rules")
+    monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="fuego: not found on PATH"):
+        check_spec("fuego:100", 9)
 
 
 # -- players ------------------------------------------------------------------------------------

@@ -33,10 +33,20 @@ max_moves_option = click.option("--max-moves", default=0, type=click.IntRange(0)
 @cluster_options
 def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings,
           max_moves, names, workers, scheduler):
-    """Play ENGINE_A against ENGINE_B (GTP command lines), alternating colours."""
+    """Play ENGINE_A against ENGINE_B (GTP command lines, or gnugo[:LEVEL] and
+    fuego[:GAMES|:SECONDSs] for those engines on one thread), alternating colours."""
     from tqdm import tqdm
 
     from engine.lab.match import MatchConfig, run_match, summary
+    from engine.lab.players import check_spec, gtp_command
+
+    try:
+        for spec in (engine_a, engine_b):
+            if spec.partition(":")[0] in ("gnugo", "fuego"):
+                check_spec(spec, size)
+        engine_a, engine_b = gtp_command(engine_a), gtp_command(engine_b)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
     config = MatchConfig(size=size, komi=komi, max_moves=max_moves)
     if time_settings:
@@ -120,8 +130,8 @@ def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, anchor,
     """Round robin (or gauntlet) between PLAYERS, then Elo ratings.
 
     Each player is [NAME=]SPEC: policy:FILE (the policy played directly), mc1:FILE[:N] (one-ply
-    Monte-Carlo, N=100 playouts per move), mcts:FILE[:PLAYOUTS] (the engine), gnugo[:LEVEL], or
-    a GTP command line.  FILE is a weight file, uniform or handcrafted.  Results, SGFs and
+    Monte-Carlo, N=100 playouts per move), mcts:FILE[:PLAYOUTS] (the engine), gnugo[:LEVEL],
+    fuego[:GAMES|:SECONDSs] (one thread, book on), or a GTP command line.  FILE is a weight file, uniform or handcrafted.  Results, SGFs and
     ratings (Markdown, JSON, PNG) go to --out; running again resumes.  The ratings use every
     game in --out between PLAYERS, also those of other schedules (gauntlets, other --games)."""
     from engine.lab.match import MatchConfig

@@ -72,8 +72,9 @@ def player_settings(games=None, seconds=None):
         return (*ONE_THREAD, "uct_param_player ignore_clock 1",
                 f"uct_param_player max_games {int(games)}")
     if seconds is not None:
-        return (*ONE_THREAD, "uct_param_player ignore_clock 1",
-                "uct_param_player max_games 10000000", f"uct_param_player max_time {seconds:g}")
+        # Fuego 1.1 has no max_time: `timelimit` is its time a move when the game has no
+        # clock (with ignore_clock 1 it would search without any limit).
+        return (*ONE_THREAD, f"go_param timelimit {seconds:g}")
     return ONE_THREAD
 
 

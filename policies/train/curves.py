@@ -64,3 +64,32 @@ def plot_comparison(curve_list, baselines, path, title):
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+
+
+def plot_weight_grid(curve_list, path, title):
+    """Silver & Tesauro's Figure 2: one panel per trainer, its tracked weights (the 1x1 and
+    2x2 location-independent shapes) against training positions or games, one shared legend."""
+    curves = [c for c in curve_list if c.get("weights", {}).get("values")]
+    if not curves:
+        return
+    cols = 2 if len(curves) > 1 else 1
+    rows = -(-len(curves) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.2 * rows), squeeze=False)
+    for ax, curve in zip(axes.flat, curves):
+        w = curve["weights"]
+        per_iteration = curve["settings"]["batch"] if "settings" in curve else 1
+        x = [i * per_iteration for i in w["iterations"]]
+        for name, values in zip(w["names"], zip(*w["values"])):
+            ax.plot(x, values, lw=1, label=name)
+        ax.set_title(curve["trainer"], fontsize=9)
+        ax.set_xlabel("training positions / games")
+        ax.set_ylabel("weight")
+    for ax in list(axes.flat)[len(curves):]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, loc="lower center", ncol=min(len(labels), 5))
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+

@@ -9,7 +9,13 @@ runs as a `simbal` command in a subprocess, is timed, and is skipped when run ag
 finished (steps.json records them), so an interrupted reproduction resumes.
 
 PLANS hold the sizes and training lengths, chosen so that the 5x5 run fits in an hour on two
-cores; `scale` multiplies them all (0.1 for a quick look).
+cores; `scale` multiplies them all (0.1 for a quick look).  The budget "paper" trains every
+trainer for the paper's 100,000 training games or positions (PAPER_UNITS) and follows the test
+MSE on all test positions every tenth of the way, as their Figure 3 does.
+
+Labels (LABELLERS): "own", our search with uniform playouts (10,000 simulations a position,
+depth-2 leaves a few hundred); or "fuego", the paper's labeller, Fuego 1.1 with the settings of
+engine/gtp/fuego.py (10,000 games a position, 2,000 a depth-2 leaf, as in the paper).
 """
 import json
 import shutil
@@ -19,7 +25,7 @@ import time
 from pathlib import Path
 
 from policies.data.files import read_positions, write_positions
-from policies.train.curves import plot_comparison
+from policies.train.curves import plot_comparison, plot_weight_grid
 
 TRAINER_ORDER = ("apprentice", "reinforce", "balance", "twostep", "adjust")
 
@@ -49,6 +55,31 @@ PLANS = {
                        "n": 32, "candidates": 5, "objective": "prob"},
         }},
 }
+
+
+PAPER_UNITS = 100_000      # training games or positions of every trainer (the paper's)
+PAPER_CURVE_POINTS = 10
+
+# Arguments of the label and depth-2 steps for each labeller; {plan key} filled from the plan.
+LABELLERS = {
+    "own": {"label": ["--playouts", "{label_playouts}"],
+            "depth2": ["--playouts", "{depth2_playouts}"]},
+    "fuego": {"label": ["--oracle", "fuego", "--playouts", "10000"],
+              "depth2": ["--oracle", "fuego", "--playouts", "2000"]},
+}
+
+
+def budget_plan(plan, budget, test_positions):
+    """`plan` for a budget: "hour" as it is; "paper": every trainer's iterations raised so that
+    iterations x batch = PAPER_UNITS, the curves on all `test_positions`."""
+    if budget == "hour":
+        return plan
+    if budget != "paper":
+        raise ValueError(f"unknown budget {budget!r} (hour or paper)")
+    trainers = {name: dict(t, iterations=-(-PAPER_UNITS // t["batch"]))
+                for name, t in plan["trainers"].items()}
+    return dict(plan, trainers=trainers, curve_positions=test_positions,
+                curve_points=PAPER_CURVE_POINTS)
 
 
 class Steps:
@@ -82,28 +113,47 @@ class Steps:
         return output
 
 
+def _same_settings(path, settings):
+    """Record the run's settings in its folder; ValueError if the folder holds a run made with
+    others (resuming it would mix their steps)."""
+    if path.exists():
+        before = json.loads(path.read_text())
+        if before != settings:
+            changed = ", ".join(f"{k} {before.get(k)!r} -> {v!r}" for k, v in settings.items()
+                                if before.get(k) != v)
+            raise ValueError(f"{path.parent} holds a reproduction with other settings "
+                             f"({changed}); give another --out")
+    else:
+        path.write_text(json.dumps(settings) + "\n")
+
+
 def _scaled(n, scale, least=1):
     return max(least, int(round(n * scale)))
 
 
-def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_args=()):
+def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_args=(),
+              labels="own", budget="hour"):
     """The experiment's steps, each a `simbal` command run once (resumable); `cluster_args`
-    (`--workers N` or `--scheduler ADDRESS`) go to every step that runs on a cluster."""
-    plan = PLANS[size]
+    (`--workers N` or `--scheduler ADDRESS`) go to every step that runs on a cluster;
+    `labels` and `budget` as in the module docstring."""
+    test_n = _scaled(PLANS[size]["test"], scale, 10)
+    plan = dict(budget_plan(PLANS[size], budget, test_n), labels=labels, budget=budget)
+    labeller = {step: [a.format(**plan) for a in argv] for step, argv in LABELLERS[labels].items()}
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
+    _same_settings(d / "settings.json", {"board": size, "scale": scale, "seed": seed,
+                                         "labels": labels, "budget": budget})
     steps = Steps(d, log, list(cluster_args))
     f = {k: str(d / f"{k}.jsonl") for k in ("all", "train", "test", "test-labelled",
                                              "labelled", "expert", "depth2")}
     games = _scaled(plan["games"], scale, 20)
-    test_n = _scaled(plan["test"], scale, 10)
     steps.run("data", ["data", "random", "--size", str(size), "--komi", str(plan["komi"]),
                        "--games", str(games), "--seed", str(seed), "--out", f["all"]],
               on_cluster=False)
     steps.run("split", ["data", "split", "--in", f["all"], "--test", str(test_n), "--seed",
                         str(seed), "--train-out", f["train"], "--test-out", f["test"]],
               on_cluster=False)
-    label = ["--playouts", str(plan["label_playouts"]), "--seed", str(seed)]
+    label = [*labeller["label"], "--seed", str(seed)]
     steps.run("label-test", ["data", "label", "--in", f["test"], "--out", f["test-labelled"],
                              *label])
     steps.run("label-train", ["data", "label", "--in", f["train"], "--out", f["labelled"],
@@ -117,7 +167,7 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_a
         write_positions(subset, read_positions(f["labelled"])[:first],
                         {"command": "simbal reproduce", "from": f["labelled"], "first": first})
     steps.run("depth2", ["data", "depth2", "--in", str(subset), "--out", f["depth2"],
-                         "--playouts", str(plan["depth2_playouts"]), "--seed", str(seed)])
+                         *labeller["depth2"], "--seed", str(seed)])
     results = {}
     for name in ("uniform", "handcrafted"):
         results[name] = steps.run(f"eval-{name}", ["eval", "mse", "--positions",
@@ -183,5 +233,8 @@ def write_report(d, size, plan, steps, results, curve_list):
     plot_comparison(curve_list, {"uniform (zero weights)": start}, d / "mse.png",
                     f"{size}x{size}: test-set MSE during training\n(first "
                     f"{plan['curve_positions']} test positions, 100 simulations, 95% intervals)")
+    plot_weight_grid(curve_list, d / "weights.png",
+                     f"{size}x{size}: weights of the 1x1 and 2x2 location-independent shapes "
+                     "during training")
     return {"table": str(d / "results.md"), "plot": str(d / "mse.png"),
-            "total_seconds": doc["total_seconds"]}
+            "weights_plot": str(d / "weights.png"), "total_seconds": doc["total_seconds"]}

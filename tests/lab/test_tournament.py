@@ -81,7 +81,7 @@ def test_fuego_specs_fix_games_or_seconds_on_one_thread(tmp_path, monkeypatch):
     assert "uct_param_search number_threads 1" in config
     assert "uct_param_player max_games 5000" in config
     config = Path(gtp_command("fuego:1.5s").split("--config ")[1]).read_text().splitlines()
-    assert "uct_param_player max_time 1.5" in config
+    assert "go_param timelimit 1.5" in config
     config = Path(gtp_command("fuego").split("--config ")[1]).read_text().splitlines()
     assert config == ["uct_param_search number_threads 1", f"book_load {book}"]
     assert gtp_command("gnugo:3").endswith("--level 3 --chinese-rules")
@@ -282,3 +282,25 @@ def test_cli_tournament(tmp_path):
     (out / "results.jsonl").write_text("garbage\n{}\n")
     broken = CliRunner().invoke(cli, args)
     assert broken.exit_code == 1 and "results.jsonl, line 1" in broken.output
+
+
+@pytest.mark.skipif(not __import__("engine.gtp.fuego").gtp.fuego.available(),
+                    reason="Fuego is not installed (fuego on PATH)")
+@pytest.mark.parametrize("spec", ["fuego:200", "fuego:0.3s"])
+def test_real_fuego_player_answers_genmove_within_its_budget(spec):
+    import time
+
+    from engine.gtp.client import GtpClient
+    client = GtpClient(gtp_command(spec))
+    try:
+        client.send("boardsize 9")
+        client.send("clear_board")
+        client.send("play b E5")
+        start = time.monotonic()
+        move = client.send("genmove w", timeout=20)
+        assert parse_vertex(move, 9) >= 0
+        assert time.monotonic() - start < 5
+        search_params = client.send("uct_param_search").splitlines()
+        assert "[string] number_threads 1" in [line.strip() for line in search_params]
+    finally:
+        client.close()

@@ -122,22 +122,41 @@ def train(algo, workers, scheduler, **options):
 @click.command("reproduce")
 @click.argument("board", type=click.Choice(["5x5", "6x6"]))
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
-              help="Output folder (default runs/reproduce-<BOARD>); rerunning resumes.")
+              help="Output folder (default runs/reproduce-<BOARD>[-fuego][-paper]); rerunning "
+                   "resumes.")
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(0.01),
               help="Multiply every data-set size and training length (0.1: a quick look).")
 @seed_option(1)
+@click.option("--labels", default="own", show_default=True, type=click.Choice(["own", "fuego"]),
+              help="Label the positions by our search with uniform playouts, or by Fuego 1.1 "
+                   "on PATH as the paper did (10,000 games a position, 2,000 a depth-2 leaf).")
+@click.option("--budget", default="hour", show_default=True, type=click.Choice(["hour", "paper"]),
+              help="hour: training lengths that fit an hour on two cores; paper: 100,000 "
+                   "training positions or games for every trainer, curves on every test "
+                   "position.")
 @click.option("--ship", is_flag=True, help="Copy the trained weights to weights/<N>x<N>-<trainer>.json "
               "(weights/defaults.json decides which file is the engine's default).")
 @cluster_options
-def reproduce(board, out_dir, scale, seed, ship, workers, scheduler):
-    """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plot."""
+def reproduce(board, out_dir, scale, seed, labels, budget, ship, workers, scheduler):
+    """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plots
+    (Figure 3: test MSE during training; Figure 2: weights during training)."""
     from policies.train.reproduce import reproduce as run
     size = int(board.split("x")[0])
+    if labels == "fuego":
+        from engine.gtp import fuego
+        from engine.gtp.client import EngineFailure
+        try:
+            fuego.find_program()
+        except EngineFailure as e:
+            raise click.ClickException(str(e)) from None
     # Each step is a `simbal` subprocess: it gets the same cluster options.
     cluster_args = (["--scheduler", scheduler] if scheduler else
                     ["--workers", str(workers)] if workers is not None else [])
-    summary = _fail_cleanly(lambda: run(size, out_dir or f"runs/reproduce-{board}", scale,
-                                        seed, ship, log=stderr, cluster_args=cluster_args))
+    default_out = f"runs/reproduce-{board}" + (f"-{labels}" if labels != "own" else "") + (
+        f"-{budget}" if budget != "hour" else "")
+    summary = _fail_cleanly(lambda: run(size, out_dir or default_out, scale, seed, ship,
+                                        log=stderr, cluster_args=cluster_args, labels=labels,
+                                        budget=budget))
     click.echo(json.dumps(summary))
 
 

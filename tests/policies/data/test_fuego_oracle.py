@@ -136,7 +136,8 @@ def test_fuego_player_settings_fix_playouts_or_time_on_one_thread():
     assert "uct_param_search number_threads 1" in by_games
     assert "uct_param_player max_games 5000" in by_games
     by_time = fuego.player_settings(seconds=1.5)
-    assert "uct_param_player max_time 1.5" in by_time
+    assert "go_param timelimit 1.5" in by_time
+    assert not any("ignore_clock" in line for line in by_time)   # else no limit at all
     with pytest.raises(ValueError):
         fuego.player_settings(games=10, seconds=1)
     assert fuego.config_file(by_games) == fuego.config_file(by_games)

@@ -201,3 +201,37 @@ def test_reproduce_report_has_every_policy_with_its_interval(tmp_path):
     doc = json.loads((tmp_path / "results.json").read_text())
     assert [r["policy"] for r in doc["results"]] == ["uniform", "handcrafted", "balance"]
     assert (tmp_path / "mse.png").stat().st_size > 1000
+
+
+def test_reproduce_paper_budget_trains_every_trainer_on_100000_units():
+    from policies.train.reproduce import PAPER_UNITS, PLANS, budget_plan
+    paper = budget_plan(PLANS[5], "paper", 1000)
+    for name, t in paper["trainers"].items():
+        assert t["iterations"] * t["batch"] >= PAPER_UNITS > (t["iterations"] - 1) * t["batch"]
+        assert {k: v for k, v in t.items() if k != "iterations"} == {
+            k: v for k, v in PLANS[5]["trainers"][name].items() if k != "iterations"}
+    assert paper["curve_positions"] == 1000
+    assert budget_plan(PLANS[5], "hour", 1000) is PLANS[5]
+    with pytest.raises(ValueError, match="budget"):
+        budget_plan(PLANS[5], "week", 1000)
+
+
+def test_reproduce_refuses_a_folder_made_with_other_labels(tmp_path):
+    from policies.train.reproduce import reproduce
+    (tmp_path / "settings.json").write_text(json.dumps(
+        {"board": 5, "scale": 1.0, "seed": 1, "labels": "own", "budget": "hour"}))
+    with pytest.raises(ValueError, match="labels 'own' -> 'fuego'"):
+        reproduce(5, tmp_path, labels="fuego", log=lambda text: None)
+    assert not (tmp_path / "steps.json").exists()
+
+
+def test_reproduce_weight_figure_has_a_panel_per_trainer(tmp_path):
+    from policies.train.curves import plot_weight_grid
+    curves = [{"trainer": name, "settings": {"batch": 2},
+               "weights": {"names": ["li1x1", "li2x2:X./.X"], "iterations": [0, 10, 20],
+                           "values": [[0.0, 0.0], [0.5, -0.2], [0.9, -0.4]]}}
+              for name in ("apprentice", "balance", "twostep")]
+    plot_weight_grid(curves, tmp_path / "w.png", "weights")
+    assert (tmp_path / "w.png").stat().st_size > 5000
+    plot_weight_grid([], tmp_path / "none.png", "weights")
+    assert not (tmp_path / "none.png").exists()

@@ -127,25 +127,8 @@ def _same_settings(path, settings):
         path.write_text(json.dumps(settings) + "\n")
 
 
-def _scaled(n, scale, least=1):
-    return max(least, int(round(n * scale)))
-
-
-def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_args=(),
-              labels="own", budget="hour"):
-    """The experiment's steps, each a `simbal` command run once (resumable); `cluster_args`
-    (`--workers N` or `--scheduler ADDRESS`) go to every step that runs on a cluster;
-    `labels` and `budget` as in the module docstring."""
-    test_n = _scaled(PLANS[size]["test"], scale, 10)
-    plan = dict(budget_plan(PLANS[size], budget, test_n), labels=labels, budget=budget)
-    labeller = {step: [a.format(**plan) for a in argv] for step, argv in LABELLERS[labels].items()}
-    d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    _same_settings(d / "settings.json", {"board": size, "scale": scale, "seed": seed,
-                                         "labels": labels, "budget": budget})
-    steps = Steps(d, log, list(cluster_args))
-    f = {k: str(d / f"{k}.jsonl") for k in ("all", "train", "test", "test-labelled",
-                                             "labelled", "expert", "depth2")}
+def _made_sets(size, plan, scale, seed, test_n, labeller, f, steps):
+    """Random games, their split by game, and the labels of both parts."""
     games = _scaled(plan["games"], scale, 20)
     steps.run("data", ["data", "random", "--size", str(size), "--komi", str(plan["komi"]),
                        "--games", str(games), "--seed", str(seed), "--out", f["all"]],
@@ -158,6 +141,53 @@ def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_a
                              *label])
     steps.run("label-train", ["data", "label", "--in", f["train"], "--out", f["labelled"],
                               *label])
+
+
+def _given_sets(folder, size, f, steps, log):
+    """The labelled training and test sets of `folder`, copied in (checked: readable, every
+    position labelled, of this board size)."""
+    for key, name in (("labelled", "train"), ("test-labelled", "test")):
+        src = folder / f"{size}x{size}-{name}.jsonl"
+        positions = read_positions(src)
+        bad = next((p for p in positions if p.value_black is None or p.size != size), None)
+        if bad is not None:
+            raise ValueError(f"{src}: position {bad.id} is unlabelled or not {size}x{size}")
+        if f"copy-{name}" not in steps.done:
+            write_positions(f[key], positions, {"command": "simbal reproduce --labelled",
+                                                "from": str(src)})
+            steps.done[f"copy-{name}"] = {"seconds": 0.0, "output": None,
+                                          "command": f"copy {src}"}
+            steps.path.write_text(json.dumps(steps.done, indent=1) + "\n")
+            log(f"[copy-{name}] {len(positions)} positions from {src}")
+
+
+def _scaled(n, scale, least=1):
+    return max(least, int(round(n * scale)))
+
+
+def reproduce(size, out_dir, scale=1.0, seed=1, ship=False, log=print, cluster_args=(),
+              labels="own", budget="hour", labelled_dir=None):
+    """The experiment's steps, each a `simbal` command run once (resumable); `cluster_args`
+    (`--workers N` or `--scheduler ADDRESS`) go to every step that runs on a cluster;
+    `labels` and `budget` as in the module docstring.  With `labelled_dir` (a folder holding
+    `<N>x<N>-train.jsonl` and `<N>x<N>-test.jsonl`, labelled, such as the shared Fuego-labelled
+    sets) those are the training and test sets: no random games, split or labels are made
+    (`labels` then names the depth-2 leaves' labeller)."""
+    test_n = _scaled(PLANS[size]["test"], scale, 10)
+    plan = dict(budget_plan(PLANS[size], budget, test_n), labels=labels, budget=budget)
+    labeller = {step: [a.format(**plan) for a in argv] for step, argv in LABELLERS[labels].items()}
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    _same_settings(d / "settings.json", {"board": size, "scale": scale, "seed": seed,
+                                         "labels": labels, "budget": budget,
+                                         "labelled": str(labelled_dir) if labelled_dir else None})
+    steps = Steps(d, log, list(cluster_args))
+    f = {k: str(d / f"{k}.jsonl") for k in ("all", "train", "test", "test-labelled",
+                                             "labelled", "expert", "depth2")}
+    if labelled_dir:
+        _given_sets(Path(labelled_dir), size, f, steps, log)
+    else:
+        _made_sets(size, plan, scale, seed, test_n, labeller, f, steps)
     steps.run("experts", ["data", "experts", "--in", f["labelled"], "--out", f["expert"]])
     # Depth-2 trees cost ~100 leaf searches a position: only the first part of the training
     # set gets them (its order is already random).

@@ -134,10 +134,16 @@ def train(algo, workers, scheduler, **options):
               help="hour: training lengths that fit an hour on two cores; paper: 100,000 "
                    "training positions or games for every trainer, curves on every test "
                    "position.")
+@click.option("--labelled", "labelled_dir", default=None,
+              type=click.Path(exists=True, file_okay=False),
+              help="Train and test on this folder's labelled <N>x<N>-train.jsonl and "
+                   "<N>x<N>-test.jsonl (e.g. ../shared/data/fuego-labels) instead of making "
+                   "and labelling random games.")
 @click.option("--ship", is_flag=True, help="Copy the trained weights to weights/<N>x<N>-<trainer>.json "
               "(weights/defaults.json decides which file is the engine's default).")
 @cluster_options
-def reproduce(board, out_dir, scale, seed, labels, budget, ship, workers, scheduler):
+def reproduce(board, out_dir, scale, seed, labels, budget, labelled_dir, ship, workers,
+              scheduler):
     """Silver & Tesauro's MSE experiment end to end: data, labels, five trainers, table, plots
     (Figure 3: test MSE during training; Figure 2: weights during training)."""
     from policies.train.reproduce import reproduce as run
@@ -156,7 +162,7 @@ def reproduce(board, out_dir, scale, seed, labels, budget, ship, workers, schedu
         f"-{budget}" if budget != "hour" else "")
     summary = _fail_cleanly(lambda: run(size, out_dir or default_out, scale, seed, ship,
                                         log=stderr, cluster_args=cluster_args, labels=labels,
-                                        budget=budget))
+                                        budget=budget, labelled_dir=labelled_dir))
     click.echo(json.dumps(summary))
 
 

@@ -25,7 +25,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "answers.json"
-SIMBAL = Path(sys.executable).parent / "simbal"
 
 PLAYOUTS = 300
 RULES_OFF = {"playout_fights": 0, "playout_nakade": 0}
@@ -149,12 +148,21 @@ def genmoves():
 
 
 def _simbal(*args):
-    # PYTHONPATH: the `simbal` script runs this tree's code, also from a second worktree.
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    run = subprocess.run([str(SIMBAL), *args], capture_output=True, text=True, cwd=ROOT,
-                         timeout=900, env=env)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout
+    """stdout of `simbal ARGS` run from the repository's root.  The command group is the one
+    the `simbal` console script names (pyproject.toml), called in this process: the same
+    stable face as the script, without a process start and a compiled-code load per call."""
+    from importlib.metadata import entry_points
+
+    from click.testing import CliRunner
+    (script,) = entry_points(group="console_scripts", name="simbal")
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(script.load(), list(args), catch_exceptions=False)
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.stderr[-2000:]
+    return result.stdout
 
 
 def _rounded(values):

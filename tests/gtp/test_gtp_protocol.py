@@ -989,3 +989,15 @@ def test_invalid_utf8_input_does_not_kill_the_engine(parse_gtp, run_simbal):
     assert [r.id for r in responses[:4]] == ["1", "2", "3", "4"], (result.stdout, result.stderr[-500:])
     assert responses[0].ok and not responses[1].ok and not responses[2].ok and responses[3].ok
     assert result.returncode == 0
+
+
+def test_a_carriage_return_inside_a_line_is_dropped_not_a_line_end(parse_gtp, run_simbal):
+    """GTP: every control character but HT and LF is removed; only LF ends a command.  So
+    `name\\rfoo` is the one command `namefoo`, and CRLF line ends still work."""
+    result = run_simbal(b"1 name\rfoo\n2 na\rme\r\n3 version\x07\nquit\n")
+    assert result.returncode == 0
+    responses = parse_gtp(result.stdout.decode())
+    assert [(r.id, r.ok, r.body) for r in responses[:2]] == [
+        ("1", False, "unknown command"), ("2", True, "Simbal")]
+    assert responses[2].id == "3" and responses[2].ok
+    assert len(responses) == 4

@@ -60,7 +60,9 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
             raise click.BadParameter(str(e), param_hint="--param") from None
     # Bytes that are not UTF-8 must not kill the input reader: they become U+FFFD and the
     # line answers `?` like any other garbage.
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    # newline="\n": only LF ends a line; a CR inside one is a control character the protocol
+    # drops (universal newlines would split `name\rfoo` into two commands).
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     GtpServer(engine, log=log).serve(stdin, sys.stdout)
     # Leave at once: the warm-up thread may still be inside compiled code and the input
     # reader blocked on stdin, and interpreter shutdown under running daemon threads can abort.

@@ -208,6 +208,30 @@ class GoCommands:
             raise GtpError(SYNTAX_ERROR) from None
         return ""
 
+    def cmd_kata__time_settings(self, args):
+        """KataGo's extension: kgs-time_settings' systems, and `fischer MAIN INCREMENT` and
+        `fischer-capped MAIN INCREMENT MAIN_CAP MOVE_CAP` (caps -1 for none; the clock's own
+        cap is the server's business, the per-move one is kept)."""
+        if not args:
+            raise GtpError(SYNTAX_ERROR)
+        kind, rest = args[0].lower(), args[1:]
+        if kind not in ("fischer", "fischer-capped"):
+            return self.cmd_kgs__time_settings(args)
+        expect_args(rest, 2 if kind == "fischer" else 4)
+        main, increment = parse_float(rest[0]), parse_float(rest[1])
+        move_cap = parse_float(rest[3]) if kind == "fischer-capped" else -1.0
+        try:
+            self.engine.clock.set_fischer(main, increment)
+        except ValueError:
+            raise GtpError(SYNTAX_ERROR) from None
+        self.engine.clock.move_cap = move_cap if move_cap >= 0 else None
+        return ""
+
+    def cmd_kata__list_time_settings(self, args):
+        return "\n".join(("none", "absolute MAIN", "byoyomi MAIN PERIOD PERIODS",
+                          "canadian MAIN PERIOD STONES", "fischer MAIN INCREMENT",
+                          "fischer-capped MAIN INCREMENT MAIN_CAP MOVE_CAP"))
+
     def cmd_time_left(self, args):
         expect_args(args, 3)
         colour = colour_arg(args[0])

@@ -31,6 +31,7 @@ from engine.tactics.ladders import chain_liberties
 from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
+EARLY_STOP_MIN_SIMS = 256  # simulations before the rate, hence an early stop, is trusted
 OWNERSHIP_PLAYOUTS = 400   # playouts behind final_status_list and final_score
 RESIGN_AFTER = 0.25        # fraction of the board's points that must be played before resigning
 
@@ -45,6 +46,7 @@ class Settings:
     resign: float = 0.1             # resign below this win rate (0: never)
     ponder: bool = False            # think on the opponent's time
     params: Params = field(default_factory=default_params)
+    max_move_seconds: float = 30.0  # cap on the time a clock gives one move (1e9 s of main time)
 
 
 @dataclass
@@ -113,6 +115,8 @@ class Engine:
         self._decisions = 0
         self._low_winrate = False   # the previous decision was below the resign threshold
         self.stop = threading.Event()
+        self.now = time.perf_counter   # the clock of deadlines (tests give a fake one)
+        self.stopped_early = False     # did the last search end before its deadline, decided?
 
     # -- playout policy ---------------------------------------------------------------------
 
@@ -198,6 +202,7 @@ class Engine:
                     allowed is not None and int(p) not in allowed):
                 exclude[p] = 1
         root = search.Root(b, colour, g.komi, exclude)
+        self.stopped_early = False
         self._decisions += 1
         base = self.settings.seed * 1_000_003 + self._decisions * 7919
         threads = len(searchers)
@@ -209,7 +214,7 @@ class Engine:
                 n = BATCH if share is None else min(BATCH, share - done[t])
                 search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
                 done[t] += n
-                if deadline is not None and time.perf_counter() > deadline:
+                if deadline is not None and self.now() > deadline:
                     break
 
         for s in searchers:
@@ -218,17 +223,39 @@ class Engine:
                 for t, s in enumerate(searchers)]
         for th in pool:
             th.start()
-        next_report = time.perf_counter() + interval
-        watching = report is not None or should_stop is not None
+        start = self.now()
+        next_report = start + interval
+        watching = report is not None or should_stop is not None or deadline is not None
         for th in pool:
             while th.is_alive():
                 th.join(timeout=0.02 if watching else None)
                 if should_stop is not None and should_stop():
                     self.stop.set()
-                if report and time.perf_counter() >= next_report:
+                if deadline is not None and self._decided(start, sum(done), deadline):
+                    self.stopped_early = True
+                    self.stop.set()
+                if report and self.now() >= next_report:
                     report()
-                    next_report = time.perf_counter() + interval
+                    next_report = self.now() + interval
         return sum(done)
+
+    def _decided(self, start, sims, deadline):
+        """Can the most visited root move no longer be overtaken before `deadline`, at the
+        rate seen so far (each remaining simulation going to the runner-up)?  Then the rest
+        of the time would not change the move: stop (Fuego and Pachi do the same)."""
+        now = self.now()
+        if sims < EARLY_STOP_MIN_SIMS or now <= start:
+            return False
+        left = (deadline - now) * sims / (now - start)
+        visits = {}
+        for s in self._threads:
+            t = s.tree
+            first, count = int(t.child_start[0]), int(t.n_child[0])
+            for k in range(first, first + count):
+                m = int(t.move[k])
+                visits[m] = visits.get(m, 0) + int(t.visits[k])
+        top = sorted(visits.values(), reverse=True)[:2] + [0, 0]
+        return top[0] - top[1] > left
 
     def has_search(self, colour):
         """Do the trees stand for the current position with `colour` to move?"""
@@ -271,11 +298,15 @@ class Engine:
         """(deadline or None, simulation count or None) for the next decision."""
         g = self.game
         seconds = self.clock.budget(colour, len(g.moves), g.size * g.size)
-        if seconds is None:
+        if seconds is not None:
+            seconds = min(seconds, self.settings.max_move_seconds)
+            if self.clock.move_cap is not None:
+                seconds = min(seconds, self.clock.move_cap)
+        else:
             seconds = self.settings.seconds
         if seconds is None:
             return None, self.settings.playouts
-        return time.perf_counter() + seconds, None
+        return self.now() + seconds, None
 
     # -- deciding --------------------------------------------------------------------------
 
@@ -324,7 +355,8 @@ class Engine:
         if not stats:
             return PASS
         best = stats[0]
-        self.log(f"genmove: {sims} simulations in {time.perf_counter() - start:.2f} s, "
+        self.log(f"genmove: {sims} simulations in {time.perf_counter() - start:.2f} s"
+                 f"{' (stopped early: decided)' if self.stopped_early else ''}, "
                  f"best {best.move} visits {best.visits} win rate {best.winrate:.3f}")
         if self._should_resign(best.winrate):
             return None

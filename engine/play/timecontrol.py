@@ -1,6 +1,6 @@
 """Thinking-time budgets from GTP time settings.
 
-Holds what `time_settings`, `kgs-time_settings` and `time_left` said, and turns
+Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left` said, and turns
 it into a number of seconds for the next move: main time is spread over the
 moves the game still probably needs (more of it in the middle game), byo-yomi
 periods are spent evenly over their stones, and a safety margin covers the
@@ -20,6 +20,7 @@ class Clock:
     byo_stones: int = 0      # stones per period (Canadian); 1 with Japanese periods
     periods: int = 0         # Japanese periods left (0: Canadian or none)
     stones_left: int = 0     # stones left in the current Canadian period (0: in main time)
+    increment: float = 0.0   # Fischer: seconds added after each move
 
 
 class TimeControl:
@@ -29,6 +30,7 @@ class TimeControl:
         self.limited = False
         self.settings = Clock()
         self.clocks = {}
+        self.move_cap = None     # seconds a move may take at most, if the settings say so
 
     def set_canadian(self, main, byo_time, byo_stones):
         """GTP `time_settings` (byo_time > 0 with byo_stones == 0 means no limit)."""
@@ -37,6 +39,7 @@ class TimeControl:
         self.limited = not (byo_time > 0 and byo_stones == 0)
         self.settings = Clock(float(main), float(byo_time), int(byo_stones), 0, 0)
         self.clocks = {}
+        self.move_cap = None
 
     def set_japanese(self, main, period, periods):
         if main < 0 or period < 0 or periods < 0:
@@ -44,16 +47,30 @@ class TimeControl:
         self.limited = True
         self.settings = Clock(float(main), float(period), 1, int(periods), 0)
         self.clocks = {}
+        self.move_cap = None
+
+    def set_fischer(self, main, increment):
+        """Fischer time (KataGo's `kata-time_settings fischer`): `increment` seconds are added
+        to the clock after every move."""
+        if main < 0 or increment < 0:
+            raise ValueError("negative time")
+        self.limited = True
+        self.settings = Clock(float(main), increment=float(increment))
+        self.clocks = {}
+        self.move_cap = None
 
     def set_none(self):
         self.limited = False
         self.clocks = {}
+        self.move_cap = None
 
     def time_left(self, colour, seconds, stones):
         """GTP `time_left`: `stones` > 0 means byo-yomi with that many stones to play."""
         s = self.settings
-        clock = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0)
-        if stones > 0 or (s.main == 0 and s.byo_time > 0):
+        clock = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0, s.increment)
+        if s.increment > 0:
+            clock.main = float(seconds)
+        elif stones > 0 or (s.main == 0 and s.byo_time > 0):
             clock.main = 0.0
             if s.periods:            # Japanese: `stones` counts the periods left
                 clock.periods = stones
@@ -72,7 +89,7 @@ class TimeControl:
         c = self.clocks.get(colour)
         if c is None:
             s = self.settings
-            c = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0)
+            c = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0, s.increment)
         # Moves this player still has to make, by a rough model of game length.
         expected_game = 0.9 * board_points + 20
         left = max(expected_game - moves_played, 0.25 * board_points + 10) / 2
@@ -80,6 +97,11 @@ class TimeControl:
         phase = moves_played / expected_game
         weight = 1.5 if 0.2 <= phase <= 0.5 else 1.0
         from_main = c.main * (1 - SAFETY_FRACTION) / left * weight if c.main > 0 else 0.0
+        if c.increment > 0:
+            # Fischer: each move may spend its increment on top of its share of the clock, but
+            # never the clock itself: it must still hold the next moves' shares.
+            wanted = from_main + c.increment * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+            return max(min(wanted, c.main / 2 - SAFETY_SECONDS), min(0.05, c.main / 4))
         if c.byo_time > 0 and (c.main <= 0 or c.periods or c.stones_left):
             stones = c.stones_left or c.byo_stones or 1
             per_stone = c.byo_time * (1 - SAFETY_FRACTION) / stones - SAFETY_SECONDS

@@ -232,6 +232,10 @@ ERRORS = [
     ("kgs-time_settings", "syntax error"),
     ("kgs-time_settings sudden_death 10", "syntax error"),
     ("kgs-time_settings byoyomi 10 5", "syntax error"),
+    ("kata-time_settings fischer 10", "syntax error"),
+    ("kata-time_settings fischer 10 -1", "syntax error"),
+    ("kata-time_settings fischer-capped 10 1 20", "syntax error"),
+    ("kata-time_settings bronstein 10 1", "syntax error"),
     ("final_status_list", "syntax error"),
     ("final_status_list zombie", "syntax error"),
     ("fixed_handicap", "syntax error"),
@@ -605,7 +609,11 @@ def test_set_free_handicap_bad_vertex_list(ask, server, args, board):
                                      "kgs-time_settings absolute 600",
                                      "kgs-time_settings byoyomi 300 30 5",
                                      "kgs-time_settings canadian 300 60 10",
-                                     "kgs-time_settings CANADIAN 1 2 3"])
+                                     "kgs-time_settings CANADIAN 1 2 3",
+                                     "kata-time_settings fischer 300 5",
+                                     "kata-time_settings fischer-capped 300 5 600 -1",
+                                     "kata-time_settings byoyomi 300 30 5",
+                                     "kata-time_settings none"])
 def test_time_commands_accepted(ask, server, command):
     before = snapshot(ask, server)
     assert server.handle(command) == "=\n\n"
@@ -626,6 +634,23 @@ def test_clock_limits_thinking_time(ask, make_server):
     start = time.perf_counter()
     ok(ask, server, "genmove w")
     assert time.perf_counter() - start < 5
+
+
+def test_a_huge_clock_or_a_fischer_move_cap_still_answers_at_once(ask, make_server):
+    """`time_settings 1000000000 1 1` once hung genmove: the engine's per-move cap bounds any
+    clock's share, and kata-time_settings fischer-capped's own per-move cap is obeyed."""
+    server = make_server(playouts=10 ** 9)
+    server.engine.settings.max_move_seconds = 1.0
+    ok(ask, server, "time_settings 1000000000 1 1")
+    start = time.perf_counter()
+    assert VERTEX.fullmatch(ok(ask, server, "genmove b"))
+    assert time.perf_counter() - start < 5
+    server.engine.settings.max_move_seconds = 1000.0
+    ok(ask, server, "kata-time_settings fischer-capped 1000000000 10 -1 0.5")
+    start = time.perf_counter()
+    assert VERTEX.fullmatch(ok(ask, server, "genmove w"))
+    assert time.perf_counter() - start < 5
+    assert "fischer MAIN INCREMENT" in ok(ask, server, "kata-list_time_settings")
 
 
 # -- SGF -----------------------------------------------------------------------------------------

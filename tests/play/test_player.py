@@ -401,3 +401,58 @@ def test_playout_gain_sharpens_the_playouts_and_leaves_the_prior_alone():
     assert probs[2.0].max() > probs[1.0].max() > probs[0.0].max()
     engine.game.reset(13)
     np.testing.assert_allclose(engine.policy.theta, 2.0 * load_policy("handcrafted", 13).theta)
+
+
+# -- time safety --------------------------------------------------------------------------------
+
+class FakeClock:
+    """A clock that moves `step` seconds each time it is read."""
+
+    def __init__(self, step, start=1000.0):
+        self.t, self.step = start, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
+def test_a_huge_main_time_gives_a_move_the_cap_at_most():
+    e = engine(9, max_move_seconds=2.5)
+    e.now = lambda: 1000.0
+    e.clock.set_canadian(1e9, 1, 1)          # the settings that once hung genmove
+    assert e.think_budget(BLACK) == (1002.5, None)
+    e.clock.set_canadian(8.0, 0, 0)          # a small clock is not raised to the cap
+    deadline, _ = e.think_budget(BLACK)
+    assert 1000.0 < deadline < 1002.0
+
+
+def test_the_search_ends_at_the_deadline_of_its_clock():
+    e = engine(9, max_move_seconds=5.0)
+    e.now = FakeClock(step=1.0)             # every read of the clock: one second later
+    e.clock.set_canadian(1e9, 1, 1)
+    move = e.genmove(BLACK)
+    assert move is not None
+    sims = sum(s.visits for s in e.root_stats())
+    assert 0 < sims <= 64 * 8                # a few batches, not 5 s of real searching
+
+
+CAPTURE = """
+. . . . .
+. X X X .
+X O O O .
+. X X X .
+. . . . .
+"""
+
+
+def test_a_decided_search_stops_before_its_deadline():
+    """White's three stones are in atari: capturing at E3 wins everything, so once the
+    runner-up cannot catch up in the time left, the search stops early."""
+    e = engine(5, komi=0.5, max_move_seconds=100.0)
+    e.game.reset(board=board_from_ascii(CAPTURE))
+    e.now = FakeClock(step=0.002)          # 100 s of budget would be 50,000 reads
+    e.clock.set_canadian(100.0, 0, 0)
+    move = e.genmove(BLACK)
+    assert e.stopped_early
+    assert move == at("E3", 5)
+    assert e.now.t - 1000.0 < 50.0

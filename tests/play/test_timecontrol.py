@@ -149,3 +149,30 @@ def test_simulated_game_with_japanese_byo_yomi_never_loses_a_period():
             assert over < 10
         else:
             assert b < 10, f"move {k} would use up a period"
+
+
+@pytest.mark.parametrize("main, increment, points", [(60, 1, 81), (5, 2, 81), (300, 5, 361),
+                                                     (0.5, 0.5, 25)])
+def test_simulated_game_with_fischer_time_never_runs_out(main, increment, points):
+    """Spend what `budget` says, then the increment comes in, move after move."""
+    tc = TimeControl()
+    tc.set_fischer(main, increment)
+    left = float(main)
+    spent = 0.0
+    for k in range(0, 3 * points, 2):
+        b = tc.budget(BLACK, k, points)
+        assert 0 < b < left, f"move {k}: budget {b:.3f} s with {left:.3f} s left"
+        left += increment - b
+        spent += b
+        tc.time_left(BLACK, left, 0)
+    # The increments are used, not hoarded: most of what came in was spent.
+    moves = len(range(0, 3 * points, 2))
+    assert spent > 0.5 * (main + increment * moves) - 1
+
+
+def test_every_setting_resets_a_per_move_cap():
+    tc = TimeControl()
+    tc.set_fischer(60, 5)
+    tc.move_cap = 3.0
+    tc.set_canadian(60, 0, 0)
+    assert tc.move_cap is None

@@ -33,11 +33,14 @@ from engine.lab.cli.options import komi_option, log_to_stderr, seed_option, size
 @click.option("--resign", default=0.1, show_default=True, type=click.FloatRange(0, 1),
               help="Resign when the win rate stays below this (0: never resign).")
 @click.option("--ponder", is_flag=True, help="Think on the opponent's time.")
+@click.option("--max-move-time", "max_move_seconds", default=30.0, show_default=True,
+              type=click.FloatRange(0.01),
+              help="Seconds a game clock may give one move at most (a huge main time, say).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Set a search parameter (repeatable); `simbal params` lists them.")
 @click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
 def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
-        params, verbose):
+        max_move_seconds, params, verbose):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up
@@ -49,8 +52,9 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     # once, and the first search waits on numba's lock only if it has to.
     threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
     try:
-        engine = Engine(size, komi, Settings(playouts, seconds, threads, seed, max_nodes, resign,
-                                             ponder), weights=weights, log=log, prior=prior)
+        settings = Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder,
+                            max_move_seconds=max_move_seconds)
+        engine = Engine(size, komi, settings, weights=weights, log=log, prior=prior)
     except ValueError as e:  # WeightFileError names the file and the problem
         raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
     for item in params:

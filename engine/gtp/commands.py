@@ -124,7 +124,9 @@ class GoCommands:
         colour = colour_arg(args[0])
         p = self._vertex(args[1])
         try:
-            self.game.play(colour, p)
+            # The controller referees: a move only our positional superko forbids is its
+            # rules' call (kgsGtp drops an engine that refuses a move), genmove still obeys it.
+            self.game.play(colour, p, allow_superko=True)
         except IllegalMove:
             raise GtpError("illegal move") from None
         return ""

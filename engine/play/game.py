@@ -93,10 +93,13 @@ class Game:
     def is_legal(self, colour, p):
         return self.illegal_reason(colour, p) is None
 
-    def play(self, colour, p):
-        """Play a move for `colour` (either colour may move, as GTP allows); IllegalMove if not legal."""
+    def play(self, colour, p, allow_superko=False):
+        """Play a move for `colour` (either colour may move, as GTP allows); IllegalMove if not
+        legal.  With `allow_superko` a move only positional superko forbids is played: a
+        controller or server whose rules differ (situational superko, no superko) is the
+        referee of the moves it sends."""
         reason = self.illegal_reason(colour, p)
-        if reason:
+        if reason and not (allow_superko and reason == "superko"):
             raise IllegalMove(reason)
         self._undo.append((copy_board(self.board), self.to_play))
         play(self.board, p, colour)

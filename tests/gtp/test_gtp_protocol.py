@@ -314,6 +314,20 @@ def test_suicide_and_ko_are_illegal(ask, server, board):
     assert board(server).get("E5") == "X" and "D5" not in board(server)
 
 
+def test_play_accepts_a_move_only_positional_superko_forbids(ask, server, board):
+    """The controller is the referee (servers' rules differ; kgsGtp drops an engine that
+    refuses a move): `play` takes a move that repeats an earlier whole-board position.  Only
+    occupied points, suicide and simple ko are refused."""
+    run(ask, server, "boardsize 5", "clear_board",
+        *alternate(("b4", "c4"), ("a3", "b3"), ("b2", "c2"), ("e5", "d3")),
+        "play b c3", "play w pass", "play b pass")           # Black took the ko, both passed
+    assert "B3" not in board(server) and board(server)["C3"] == "X"
+    ok(ask, server, "play w b3")                              # the position after W D3 again
+    assert board(server)["B3"] == "O" and "C3" not in board(server)
+    ok(ask, server, "undo")
+    assert server.handle("play w c3") == "? illegal move\n\n"   # occupied: still refused
+
+
 def test_cannot_undo(ask, server, board):
     assert server.handle("undo") == "? cannot undo\n\n"
     ok(ask, server, "play b c3")

@@ -150,10 +150,17 @@ class Game:
         area_owner(b, owner)
         return owner
 
+    @property
+    def scoring_komi(self):
+        """What Black's area must beat: komi plus one point for White per handicap stone, as
+        area scoring counts a handicap game (GnuGo, Leela Zero and KataGo do the same)."""
+        return self.komi + len(self.handicap)
+
     def score(self, dead=()):
-        """Black's area minus White's minus komi (positive: Black wins)."""
+        """Black's area minus White's minus komi and the handicap compensation (positive:
+        Black wins)."""
         owner = self.owners(set(dead))
-        return int(np.sum(owner == BLACK)) - int(np.sum(owner == WHITE)) - self.komi
+        return int(np.sum(owner == BLACK)) - int(np.sum(owner == WHITE)) - self.scoring_komi
 
     def stones(self, colour):
         return [int(p) for p in np.flatnonzero(self.board.color == colour)]

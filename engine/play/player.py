@@ -65,7 +65,7 @@ def root_key(game, colour):
     """What a tree's root stands for: `game`'s position reached by its moves, `colour` to move.
     The origin (start position, size, komi) counts too: a set-up or re-komied game with the
     same move list is another game."""
-    origin = (int(game.initial_board.meta[M_HASH]), game.size, game.komi)
+    origin = (int(game.initial_board.meta[M_HASH]), game.size, game.scoring_komi)
     return RootKey(game.hash, tuple(game.moves), colour, origin)
 
 
@@ -201,7 +201,7 @@ class Engine:
             if g.illegal_reason(colour, int(p)) == "superko" or (
                     allowed is not None and int(p) not in allowed):
                 exclude[p] = 1
-        root = search.Root(b, colour, g.komi, exclude)
+        root = search.Root(b, colour, g.scoring_komi, exclude)
         self.stopped_early = False
         self._decisions += 1
         base = self.settings.seed * 1_000_003 + self._decisions * 7919
@@ -413,7 +413,8 @@ class Engine:
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
         params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
-        root = search.Root(g.board, colour, g.komi, np.zeros(g.board.color.shape[0], np.int8))
+        root = search.Root(g.board, colour, g.scoring_komi,
+                           np.zeros(g.board.color.shape[0], np.int8))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.
         search.run(t, root, self.policy, self.policy, params, playouts,
                    make_rng(self.settings.seed + 17))

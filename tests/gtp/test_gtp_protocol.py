@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.core.board import BLACK, WHITE, is_eye
+from engine.search import mcts as mcts_module
 
 COMMANDS = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -182,6 +183,29 @@ def test_answers_use_uppercase_vertices(ask, make_server):
     run(ask, server, "clear_board")
     for v in ok(ask, server, "fixed_handicap 9").split():
         assert VERTEX.fullmatch(v), v
+
+
+@pytest.mark.parametrize("setup", ["fixed_handicap 3", "place_free_handicap 3",
+                                   "set_free_handicap c3 g7 g3"])
+def test_handicap_stones_give_white_a_point_each_in_the_score_and_the_search(ask, make_server,
+                                                                           setup):
+    """Area scoring with handicap: White gets one point per handicap stone on top of komi, in
+    final_score and in the komi the search plays for."""
+    server = make_server(size=9, playouts=50)
+    run(ask, server, "komi 0.5", setup)
+    assert ok(ask, server, "final_score") == "B+77.5"        # 81 - 0.5 - 3, not B+80.5
+    assert server.engine.game.scoring_komi == 3.5
+    seen = []
+    real_run = mcts_module.run
+    try:
+        mcts_module.run = lambda tree, root, *rest: (seen.append(root.komi),
+                                                     real_run(tree, root, *rest))[1]
+        ok(ask, server, "genmove w")
+    finally:
+        mcts_module.run = real_run
+    assert seen and set(seen) == {3.5}
+    run(ask, server, "clear_board")
+    assert ok(ask, server, "final_score") == "W+0.5"          # no handicap, no compensation
 
 
 # -- errors leave the game unchanged -----------------------------------------------------------

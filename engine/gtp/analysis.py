@@ -7,62 +7,144 @@ than play the game: the streaming ones answer with protocol.py's Stream, which t
 runs until the next input line arrives.
 """
 import math
+from dataclasses import dataclass
 
 from engine.core.board import BLACK, PASS
 from engine.core.coords import COLOURS, format_vertex, point
 from engine.gtp.commands import colour_arg
 from engine.gtp.protocol import SYNTAX_ERROR, GtpError, Stream, expect_args, is_gtp_int, parse_int
+from engine.play.player import MoveStats
+
+
+@dataclass
+class AnalysisRequest:
+    """What an analysis command asked for (Leela Zero's and KataGo's arguments)."""
+    colour: int
+    interval: float                 # seconds between reports
+    ownership: bool = False         # kata: append the expected ownership of every point
+    allowed: set | None = None      # root moves the search may consider (allow/avoid)
+    min_moves: int = 0              # report at least this many moves (unvisited ones too)
+    max_moves: int = 0              # report at most this many (0: all)
 
 
 class AnalysisCommands:
     """The commands that show the search: streaming info lines and GoGui graphics."""
 
     def _analysis_args(self, args):
-        """`[colour] [interval]` then optional key-value pairs (Leela Zero / KataGo style;
-        `interval N` is understood, other keys such as minmoves or avoid are ignored).
-        Interval in centiseconds, default 100."""
+        """`[colour] [interval]` then key-value pairs as Leela Zero and KataGo take them:
+        `interval N` (centiseconds, default 100), `ownership true|false`, `minmoves N`,
+        `maxmoves N`, and `allow|avoid COLOUR VERTICES UNTILDEPTH` (vertices comma-separated;
+        repeatable).  allow/avoid restrict the root moves of the side analysed (a depth of 1
+        or more); the search does not restrict deeper moves."""
         colour, interval = self.game.to_play, 100
         words = list(args)
         if words and words[0].lower() in COLOURS:
             colour = colour_arg(words.pop(0))
         if words and is_gtp_int(words[0]):
             interval = parse_int(words.pop(0))
-        while len(words) >= 2:
-            key, value = words.pop(0).lower(), words.pop(0)
+        request = AnalysisRequest(colour, 0.0)
+        allow, avoid = None, set()
+        while words:
+            key = words.pop(0).lower()
+            if key in ("allow", "avoid"):
+                if len(words) < 3:
+                    raise GtpError(SYNTAX_ERROR)
+                who, vertices, depth = colour_arg(words[0]), words[1], parse_int(words[2], low=0)
+                del words[:3]
+                points = {self._vertex(v) for v in vertices.split(",") if v}
+                if who != colour or depth < 1:
+                    continue
+                if key == "allow":
+                    allow = points if allow is None else allow | points
+                else:
+                    avoid |= points
+                continue
+            if not words:
+                raise GtpError(SYNTAX_ERROR)
+            value = words.pop(0)
             if key == "interval":
                 interval = parse_int(value, low=0)
-        return colour, max(interval, 1) / 100.0
+            elif key == "ownership":
+                if value.lower() not in ("true", "false"):
+                    raise GtpError(SYNTAX_ERROR)
+                request.ownership = value.lower() == "true"
+            elif key == "minmoves":
+                request.min_moves = parse_int(value, low=0)
+            elif key == "maxmoves":
+                request.max_moves = parse_int(value, low=0)
+            # other keys (KataGo's rootInfo, pvVisits, ...) are accepted and ignored
+        if allow is not None or avoid:
+            legal = set(self.game.legal_moves(colour)) | {PASS}
+            request.allowed = (legal if allow is None else allow & legal) - avoid
+            if not request.allowed:
+                raise GtpError("no move is allowed")
+        request.interval = max(interval, 1) / 100.0
+        return request
 
-    def _info_line(self, kata=False):
+    def _moves(self, request):
+        """The root's moves to report: the visited ones, best first, then (for minmoves)
+        unvisited candidates, at most maxmoves."""
+        stats = self.engine.root_stats()
+        if request.allowed is not None:
+            stats = [s for s in stats if s.move in request.allowed]
+        if len(stats) < request.min_moves:
+            seen = {s.move for s in stats}
+            extra = [m for m in self.engine.candidates(request.colour)
+                     if m not in seen and (request.allowed is None or m in request.allowed)]
+            stats += [MoveStats(m, 0, 0.0, 0.0, [m])
+                      for m in extra[:request.min_moves - len(stats)]]
+        if request.max_moves:
+            stats = stats[:request.max_moves]
+        return stats
+
+    def _info_line(self, request, kata=False):
         """One report of the root's moves, in Leela Zero's format (KataGo's with `kata`)."""
         size = self.game.size
         parts = []
-        for order, s in enumerate(self.engine.root_stats()):
+        for order, s in enumerate(self._moves(request)):
             wr, n = s.winrate, s.visits
-            lcb = max(0.0, wr - 1.96 * math.sqrt(max(wr * (1 - wr), 0.01) / n))
+            lcb = max(0.0, wr - 1.96 * math.sqrt(max(wr * (1 - wr), 0.01) / max(n, 1)))
             pv = " ".join(format_vertex(m, size) for m in s.pv)
             if kata:
                 parts.append(f"info move {format_vertex(s.move, size)} visits {n} winrate {wr:.4f} "
-                             f"prior {s.prior:.4f} lcb {lcb:.4f} order {order} pv {pv}")
+                             f"scoreMean {s.score_mean:.2f} scoreStdev {s.score_stdev:.2f} "
+                             f"scoreLead {s.score_mean:.2f} prior {s.prior:.4f} lcb {lcb:.4f} "
+                             f"order {order} pv {pv}")
             else:
                 parts.append(f"info move {format_vertex(s.move, size)} visits {n} "
                              f"winrate {round(wr * 10000)} prior {round(s.prior * 10000)} "
                              f"lcb {round(lcb * 10000)} order {order} pv {pv}")
+        if kata and request.ownership and parts:
+            parts.append(self._ownership_field(request.colour))
         return " ".join(parts)
 
-    def _reporter(self, emit, kata=False):
+    def _ownership_field(self, colour):
+        """KataGo's `ownership`: every point's expected owner for the player to move (+1 theirs,
+        -1 the opponent's), row by row from the top left."""
+        owned = self.engine.search_ownership()
+        size = self.game.size
+        sign = 1.0 if colour == BLACK else -1.0
+        values = []
+        for r in range(size - 1, -1, -1):
+            for c in range(size):
+                v = 0.0 if owned is None else sign * float(owned[point(size, r, c)])
+                values.append(f"{v:.3f}")
+        return "ownership " + " ".join(values)
+
+    def _reporter(self, emit, request, kata=False):
         """A callback that emits one info line of the current search (if it has any move)."""
         def report():
-            line = self._info_line(kata)
+            line = self._info_line(request, kata)
             if line:
                 emit(line)
         return report
 
     def _analyze(self, args, kata=False):
-        colour, interval = self._analysis_args(args)
+        request = self._analysis_args(args)
 
         def run(emit, interrupted):
-            self.engine.analyze(colour, self._reporter(emit, kata), interval, interrupted)
+            self.engine.analyze(request.colour, self._reporter(emit, request, kata),
+                                request.interval, interrupted, allowed=request.allowed)
             return ""
         return Stream(run)
 
@@ -72,18 +154,33 @@ class AnalysisCommands:
     def cmd_kata__analyze(self, args):
         return self._analyze(args, kata=True)
 
-    def cmd_lz__genmove_analyze(self, args):
-        colour, interval = self._analysis_args(args)
+    def _genmove_analyze(self, args, kata=False):
+        request = self._analysis_args(args)
+        colour = request.colour
 
         def run(emit, interrupted):
             # In-process there is no next line to wait for: the move gets its full search.
-            p = self.engine.genmove(colour, report=self._reporter(emit), interval=interval,
-                                    should_stop=interrupted if self.serving else None)
+            p = self.engine.genmove(colour, report=self._reporter(emit, request, kata),
+                                    interval=request.interval,
+                                    should_stop=interrupted if self.serving else None,
+                                    allowed=request.allowed)
             if p is None:
                 return "play resign"
             self.game.play(colour, p)
             return f"play {format_vertex(p, self.game.size)}"
         return Stream(run)
+
+    def cmd_lz__genmove_analyze(self, args):
+        return self._genmove_analyze(args)
+
+    def cmd_kata__genmove_analyze(self, args):
+        return self._genmove_analyze(args, kata=True)
+
+    def cmd_stop(self, args):
+        """KataGo's `stop`: end any search running in the background (analysis and pondering
+        already end when a command arrives; this one just says so)."""
+        self.engine.stop.set()
+        return ""
 
     # -- GoGui -----------------------------------------------------------------------------
 

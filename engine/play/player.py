@@ -56,6 +56,8 @@ class MoveStats:
     winrate: float      # for the player to move at the root
     prior: float        # policy probability among the root's children
     pv: list
+    score_mean: float = 0.0   # mean final margin of its simulations for the player to move
+    score_stdev: float = 0.0  # their standard deviation, in points
 
 
 RootKey = namedtuple("RootKey", "hash moves colour origin")
@@ -77,6 +79,7 @@ class SearchThread:
         self.tree = tree_mod.new_tree(capacity, board_points)
         self.spare = None
         self.key = None  # the RootKey the root stands for
+        self.sims = 0    # simulations in the tree's ownership counts (since its last clear)
 
     def sync(self, game, colour, allow_reuse):
         """Make the root stand for `game`'s position with `colour` to move."""
@@ -96,8 +99,10 @@ class SearchThread:
                         self.spare = tree_mod.new_tree(self.capacity, self.tree.owned.shape[1])
                     tree_mod.reuse(self.tree, node, self.spare)
                     self.tree, self.spare = self.spare, self.tree
+                    self.sims = 0        # reuse starts the ownership counts afresh
                 return
         tree_mod.clear(self.tree)
+        self.sims = 0
 
 
 class Engine:
@@ -237,6 +242,8 @@ class Engine:
                 if report and self.now() >= next_report:
                     report()
                     next_report = self.now() + interval
+        for s, n in zip(searchers, done):
+            s.sims += n
         return sum(done)
 
     def _decided(self, start, sims, deadline):
@@ -274,15 +281,40 @@ class Engine:
             for i in range(count):
                 k = first + i
                 m = int(t.move[k])
-                v, w = int(t.visits[k]), float(t.wins[k])
+                v = int(t.visits[k])
+                sums = np.array([t.wins[k], t.score[k], t.score2[k]])
                 old = merged.get(m)
                 pv = self._pv(t, k) if old is None or v > old[3] else old[4]
-                vs, ws = (old[0] + v, old[1] + w) if old else (v, w)
-                merged[m] = (vs, ws, float(weights[i]), max(v, old[3] if old else 0), pv)
-        stats = [MoveStats(m, vs, ws / vs if vs else 0.0, prior, pv)
-                 for m, (vs, ws, prior, _, pv) in merged.items() if vs > 0]
+                vs, total = (old[0] + v, old[1] + sums) if old else (v, sums)
+                merged[m] = (vs, total, float(weights[i]), max(v, old[3] if old else 0), pv)
+        stats = []
+        for m, (vs, (wins, score, score2), prior, _, pv) in merged.items():
+            if vs > 0:
+                mean = score / vs
+                stdev = math.sqrt(max(score2 / vs - mean * mean, 0.0))
+                stats.append(MoveStats(m, vs, wins / vs, prior, pv, mean, stdev))
         stats.sort(key=lambda s: (-s.visits, -s.winrate))
         return stats
+
+    def search_ownership(self):
+        """Each point's expected final owner over the search's simulations, +1 Black to -1
+        White (the mean of Black's share minus White's), or None before any simulation."""
+        sims = sum(s.sims for s in self._threads)
+        if not sims:
+            return None
+        owned = sum(s.tree.owned[0].astype(np.float64) - s.tree.owned[1] for s in self._threads)
+        return owned / sims
+
+    def root_score(self):
+        """(mean, stdev) of the final margin over the root's simulations, for the player to
+        move there, or None before any."""
+        visits = sum(int(s.tree.visits[0]) for s in self._threads)
+        if not visits:
+            return None
+        # The root's statistics are its mover's: the opponent of the player to move.
+        mean = -sum(float(s.tree.score[0]) for s in self._threads) / visits
+        square = sum(float(s.tree.score2[0]) for s in self._threads) / visits
+        return mean, math.sqrt(max(square - mean * mean, 0.0))
 
     @staticmethod
     def _pv(t, node, limit=20):
@@ -310,10 +342,12 @@ class Engine:
 
     # -- deciding --------------------------------------------------------------------------
 
-    def analyze(self, colour, report, interval, should_stop):
-        """Search until `should_stop()`, calling `report()` every `interval` seconds."""
+    def analyze(self, colour, report, interval, should_stop, allowed=None):
+        """Search until `should_stop()`, calling `report()` every `interval` seconds; with
+        `allowed` (a set of points) the root considers only those moves."""
         self.stop.clear()
-        self.search(colour, report=report, interval=interval, should_stop=should_stop)
+        self.search(colour, report=report, interval=interval, should_stop=should_stop,
+                    allowed=allowed)
         report()
 
     def ponder(self, should_stop):
@@ -336,7 +370,7 @@ class Engine:
         start = time.perf_counter()
         self.stop.clear()
         if allowed is not None:
-            return self._restricted_move(colour, allowed)
+            return self._restricted_move(colour, allowed, report, interval, should_stop)
         if not self.candidates(colour):
             return PASS
         if cleanup or (g.moves and g.moves[-1][1] == PASS):
@@ -383,11 +417,11 @@ class Engine:
                     return q
         return None
 
-    def _restricted_move(self, colour, allowed):
+    def _restricted_move(self, colour, allowed, report=None, interval=1.0, should_stop=None):
         """The most visited of the `allowed` moves after a search limited to them (eye-filling
         moves, which the tree never expands, only when nothing else is allowed)."""
         deadline, total = self.think_budget(colour)
-        self.search(colour, deadline, total, allowed=allowed)
+        self.search(colour, deadline, total, report, interval, should_stop, allowed=allowed)
         stats = [s for s in self.root_stats() if s.move in allowed]
         if stats:
             return stats[0].move

@@ -252,6 +252,8 @@ def run(tree, root, pol, prior, params, count, rng):
             k = path[i]
             tree.visits[k] += 1
             tree.wins[k] += black_result if mover == BLACK else 1.0 - black_result
+            tree.score[k] += margin if mover == BLACK else -margin
+            tree.score2[k] += margin * margin
             mover = 3 - mover
         for p in range(board_points):
             if owner[p] == BLACK:

@@ -7,8 +7,10 @@ needs only a count of how many leading children are eligible, computed from
 the visits; `allowed` equal to `n_child` marks a node never to prune (its H
 could not tell the moves apart).
 Values are kept from the point of view of the player who made the node's
-move: `wins / visits` is that player's win rate.  RAVE statistics (all moves as
-first) live beside the ordinary ones.
+move: `wins / visits` is that player's win rate, `score / visits` the mean final margin of
+its simulations for that player (komi included) and `score2 / visits` the mean square, for
+the analysis commands' score estimates.  RAVE statistics (all moves as first) live beside
+the ordinary ones.
 
 Beside the nodes the tree keeps the playouts' last good replies (`replies[colour - 1, move]`,
 policies/playout.py): search state that, like the subtree, carries over from move to move.
@@ -30,7 +32,7 @@ T_FULL = 1       # expansions refused because the pool was full
 T_LEN = 2
 
 Tree = namedtuple("Tree", "move parent child_start n_child allowed visits wins prior "
-                          "rave_n rave_w owned replies meta")
+                          "rave_n rave_w owned replies meta score score2")
 
 
 def new_tree(capacity, board_points):
@@ -41,7 +43,7 @@ def new_tree(capacity, board_points):
                 np.zeros(capacity, np.int32), np.zeros(capacity, np.int64),
                 np.zeros(capacity), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
                 np.zeros((2, board_points), np.int64), np.full((2, board_points), PASS, np.int32),
-                np.zeros(T_LEN, np.int64))
+                np.zeros(T_LEN, np.int64), np.zeros(capacity), np.zeros(capacity))
     clear(tree)
     return tree
 
@@ -68,6 +70,8 @@ def reset_node(tree, i, move, parent, prior):
     tree.prior[i] = prior
     tree.rave_n[i] = 0.0
     tree.rave_w[i] = 0.0
+    tree.score[i] = 0.0
+    tree.score2[i] = 0.0
 
 
 @njit(cache=True)
@@ -93,6 +97,8 @@ def _copy_node(src, i, dst, j, parent):
     dst.prior[j] = src.prior[i]
     dst.rave_n[j] = src.rave_n[i]
     dst.rave_w[j] = src.rave_w[i]
+    dst.score[j] = src.score[i]
+    dst.score2[j] = src.score2[i]
 
 
 @njit(cache=True)

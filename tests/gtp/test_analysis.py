@@ -19,12 +19,23 @@ from engine.search.params import PARAMS
 
 VERTEX = re.compile(r"(?i)pass|[A-HJ-Z](?:[1-9]|1[0-9]|2[0-5])")
 KEYS = ("move", "visits", "winrate", "prior", "lcb", "order", "pv")
+KATA_KEYS = KEYS + ("scoreMean", "scoreStdev", "scoreLead")
 
 
-def parse_report(line, size, kata=False):
-    """One report line to a list of dicts; AssertionError on anything Sabaki would not read."""
+def parse_report(line, size, kata=False, ownership=None):
+    """One report line to a list of dicts; AssertionError on anything Sabaki would not read.
+    A kata report may end with KataGo's `ownership` and size*size values, which go into the
+    list `ownership` when one is given."""
     words = line.split()
     assert words and words[0] == "info", f"report does not start with 'info': {line[:80]!r}"
+    if "ownership" in words:
+        assert kata, "ownership in a Leela Zero report"
+        at_ownership = words.index("ownership")
+        values = [float(v) for v in words[at_ownership + 1:]]
+        assert len(values) == size * size and all(-1.0 <= v <= 1.0 for v in values)
+        if ownership is not None:
+            ownership.extend(values)
+        words = words[:at_ownership]
     segments, current = [], None
     for w in words:
         if w == "info":
@@ -43,7 +54,8 @@ def parse_report(line, size, kata=False):
             assert i + 1 < len(seg), f"key {key!r} without a value in {seg}"
             info[key] = seg[i + 1]
             i += 2
-        assert set(info) == set(KEYS), f"keys {sorted(info)} in segment {' '.join(seg)!r}"
+        keys = KATA_KEYS if kata else KEYS
+        assert set(info) == set(keys), f"keys {sorted(info)} in segment {' '.join(seg)!r}"
         for vertex in [info["move"]] + info["pv"]:
             assert VERTEX.fullmatch(vertex), f"bad vertex {vertex!r}"
             parse_vertex(vertex, size)      # on this board
@@ -61,7 +73,11 @@ def parse_report(line, size, kata=False):
                 value = int(info[key])
                 assert 0 <= value <= 10000, f"{key} {value} outside 0..10000"
             out[key] = value
-        assert out["visits"] >= 1
+        if kata:
+            for key in ("scoreMean", "scoreStdev", "scoreLead"):
+                out[key] = float(info[key])
+            assert out["scoreStdev"] >= 0.0 and out["scoreLead"] == out["scoreMean"]
+        assert out["visits"] >= 0       # minmoves may add moves not searched yet
         assert out["lcb"] <= out["winrate"]
         infos.append(out)
     assert [x["order"] for x in infos] == list(range(len(infos)))
@@ -353,3 +369,67 @@ def test_simbal_param_lists_and_sets(ask, make_server):
     # The changed parameters are used: the search still runs and reports.
     reports, _ = parse_stream(server.handle("lz-analyze b 10"), 5)
     assert reports[0]
+
+
+# -- KataGo's fields and options ------------------------------------------------------------------
+
+BLACK_WALL = ["play b c1", "play w a5", "play b c2", "play w b5", "play b c3", "play w a4",
+              "play b c4", "play w b4", "play b c5"]
+
+
+@pytest.mark.parametrize("colour", ["b", "w"])
+def test_kata_ownership_and_score_are_for_the_player_to_move(make_server, colour):
+    """5x5, komi 0.5: Black's wall on the C column holds the right side (15 points and
+    more); White's two stones in the corner are dead.  For the side analysed, ownership
+    and scoreLead come out with its sign."""
+    server = make_server(size=5, komi=0.5, playouts=400)
+    for line in BLACK_WALL:
+        assert server.handle(line) == "=\n\n"
+    owned = []
+    text = server.handle(f"kata-analyze {colour} 20 ownership true")
+    body = text[:-2].split("\n")[1:]
+    reports = [parse_report(line, 5, kata=True, ownership=owned) for line in body]
+    assert len(owned) == 25 * len(reports)
+    last = owned[-25:]
+    sign = 1 if colour == "b" else -1
+    # Row-major from the top left: E5 is index 4, E1 index 24 (Black's side for sure).
+    assert sign * last[4] > 0.5 and sign * last[24] > 0.5
+    best = reports[-1][0]
+    assert sign * best["scoreLead"] > 5
+
+
+def test_allow_and_avoid_restrict_the_root_moves(make_server):
+    server = make_server(size=5, playouts=200)
+    allowed = parse_stream(server.handle("kata-analyze b 10 allow b c3,d4 1"), 5, kata=True)[0]
+    assert {info["move"] for infos in allowed for info in infos} <= {"C3", "D4"}
+    avoided = parse_stream(server.handle("lz-analyze b 10 avoid b c3,b2 1"), 5)[0]
+    assert not {info["move"] for infos in avoided for info in infos} & {"C3", "B2"}
+    # allow/avoid of the other colour, or of depth 0, leave the root alone.
+    other = parse_stream(server.handle("lz-analyze b 10 avoid w c3 1 maxmoves 3"), 5)[0]
+    assert other and all(len(infos) <= 3 for infos in other)
+    text = server.handle("kata-genmove_analyze b 10 allow b b2 1")
+    reports, play = parse_stream(text, 5, kata=True, genmove=True)
+    assert play == "B2" and server.game.moves[-1] == (BLACK, parse_vertex("B2", 5))
+
+
+@pytest.mark.parametrize("line", ["lz-analyze b 10 allow b", "kata-analyze b 10 avoid b c3",
+                                  "kata-analyze b 10 ownership maybe",
+                                  "kata-analyze b 10 allow b z9 1",
+                                  "kata-analyze b 10 allow b c3 x"])
+def test_bad_analysis_options_answer_with_question_mark(ask, make_server, line):
+    server = make_server(size=5)
+    before = list(server.game.moves)
+    assert not ask(server, line).ok
+    assert server.game.moves == before
+
+
+def test_minmoves_reports_unvisited_moves_too(make_server):
+    server = make_server(size=5, playouts=30)
+    text = server.handle("lz-analyze b 5 minmoves 20")
+    last = text[:-2].split("\n")[-1]
+    assert last.count("info move") >= 20
+
+
+def test_stop_is_a_command(ask, make_server):
+    server = make_server(size=5)
+    assert ask(server, "stop").ok

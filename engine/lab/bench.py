@@ -4,7 +4,9 @@
 Speeds are playouts per second on one core from the empty board, best of a few
 repeats (the machines are shared and noisy: compare figures from the same run).
 Start-up is the wall time from launching `gtp_main.py` to its answer to
-`protocol_version`, cold (empty numba cache) and warm (cache filled).
+`protocol_version`, cold (empty numba cache) and warm (cache filled).  When Fuego 1.1 is
+installed, its games per second (one thread, empty board, its `uct_stat_search`) are measured
+in the same run beside the engine's in-search rate, with their ratio.
 Cluster figures: labelling and evaluating a position file with 1 and with 2 local Dask
 workers, wall seconds (cluster start excluded), speed-up, the scheduling overhead the cluster
 measured (the share of the workers' time not spent in the units), and as a control the
@@ -92,6 +94,46 @@ def search_rate(size, threads, seconds=2.0, repeats=3):
     return best
 
 
+def fuego_rate(size, seconds=2.0, repeats=3):
+    """Fuego 1.1's games per second in its whole search from the empty board, one thread, no
+    opening book, `seconds` a search (its own `uct_stat_search` figure), best of `repeats`;
+    None when Fuego is not installed."""
+    from engine.gtp import fuego
+    from engine.gtp.client import EngineFailure, GtpClient
+
+    if not fuego.available():
+        return None
+    lines = (*fuego.player_settings(seconds=seconds), "uct_param_player reuse_subtree 0",
+             "uct_param_player ponder 0", "uct_param_player early_pass 0")
+    client = GtpClient(fuego.command(lines, book=False))
+    best = 0.0
+    try:
+        client.send(f"boardsize {size}")
+        for _ in range(repeats):
+            client.send("clear_board")
+            client.send("genmove b", timeout=10 * seconds + 30)
+            for line in client.send("uct_stat_search").splitlines():
+                if line.startswith("Games/s"):
+                    best = max(best, float(line.split()[1]))
+    except EngineFailure:
+        return None
+    finally:
+        client.close()
+    return best or None
+
+
+def fuego_figures(seconds, engine_9, engine_19):
+    """Fuego's games/s beside the engine's in-search rate, and their ratios (empty if Fuego is
+    not installed)."""
+    out = {}
+    for size, ours in ((9, engine_9), (19, engine_19)):
+        theirs = fuego_rate(size, seconds)
+        if theirs:
+            out[f"fuego_{size}x{size}_games_per_s"] = round(theirs)
+            out[f"search_over_fuego_{size}x{size}"] = round(ours / theirs, 3)
+    return out
+
+
 def startup_seconds(cache_dir=None):
     """Seconds from starting the GTP engine to its first answer (and its exit)."""
     env = dict(os.environ)
@@ -117,7 +159,11 @@ def run(quick=False):
         **policy_rates(seconds),
         "search_9x9_playouts_per_s": round(search_rate(9, 1, seconds)),
         "search_9x9_2threads_playouts_per_s": round(search_rate(9, 2, seconds)),
+        "search_19x19_playouts_per_s": round(search_rate(19, 1, seconds)),
     }
+    # Fuego in the same run (the speed issue's yardstick), when it is installed.
+    figures.update(fuego_figures(seconds, figures["search_9x9_playouts_per_s"],
+                                 figures["search_19x19_playouts_per_s"]))
     if not quick:
         with tempfile.TemporaryDirectory() as cold:
             first, ready = startup_seconds(cold)

@@ -111,3 +111,42 @@ def test_gtp_refuses_a_bad_param_by_its_text_before_serving(setting):
     assert run.returncode == 2
     assert f"{setting!r}: expected NAME=VALUE" in run.stderr
     assert run.stdout == ""
+
+
+FAKE_FUEGO_STATS = """#!{python}
+import sys
+games = {{"9": "12345.0", "19": "3210.5"}}
+size = "9"
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "boardsize":
+        size = words[1]
+    answer = ""
+    if words[0] == "genmove":
+        answer = "E5"
+    elif words[0] == "uct_stat_search":
+        answer = "SearchStatistics:\\nCount 100\\nGames/s        " + games[size]
+    elif words[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    print("= " + answer + "\\n", flush=True)
+"""
+
+
+def test_bench_puts_fuegos_rate_beside_the_engines(tmp_path, monkeypatch):
+    import stat
+    import sys
+
+    from engine.lab import bench
+    fake = tmp_path / "fuego"
+    fake.write_text(FAKE_FUEGO_STATS.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("SIMBAL_FUEGO", str(fake))
+    assert bench.fuego_rate(9, 0.1) == 12345.0
+    figures = bench.fuego_figures(0.1, 6000, 1605)
+    assert figures == {"fuego_9x9_games_per_s": 12345, "search_over_fuego_9x9": 0.486,
+                       "fuego_19x19_games_per_s": 3210, "search_over_fuego_19x19": 0.5}
+    monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
+    assert bench.fuego_figures(0.1, 6000, 1605) == {}

@@ -144,7 +144,7 @@ class GoCommands:
         return format_vertex(p, self.game.size)
 
     def cmd_genmove(self, args):
-        return self._genmove(args)
+        return self._genmove(args, cleanup=self._cleans_up())
 
     def cmd_reg_genmove(self, args):
         return self._genmove(args, commit=False)
@@ -166,6 +166,50 @@ class GoCommands:
 
     def cmd_kgs__genmove_cleanup(self, args):
         return self._genmove(args, cleanup=True)
+
+    # -- rules -----------------------------------------------------------------------------
+
+    # The rule sets the engine plays (area scoring, suicide illegal, positional superko for
+    # its own moves): the name, White's handicap bonus, and whether genmove captures dead
+    # stones before passing (Tromp-Taylor scores the board as it stands, as CGOS does).
+    RULES = {"chinese": (True, False), "tromp-taylor": (False, True)}
+    RULE_ALIASES = {"chinese-kgs": "chinese", "chinese-ogs": "chinese", "area": "chinese",
+                    "tromp_taylor": "tromp-taylor", "trompt-taylor": "tromp-taylor"}
+
+    def _set_rules(self, name):
+        name = self.RULE_ALIASES.get(name.lower(), name.lower())
+        if name not in self.RULES:
+            raise GtpError(f"unsupported rules {name} (chinese or tromp-taylor)")
+        self.rules = name
+        self.game.handicap_bonus, _ = self.RULES[name]
+        return ""
+
+    def cmd_kgs__rules(self, args):
+        """kgsGtp's rules: only `chinese` is played (the others answer an error, and kgsGtp
+        then does not offer the engine such games)."""
+        expect_args(args, 1)
+        return self._set_rules(args[0])
+
+    def cmd_kata__set__rules(self, args):
+        """KataGo's shorthand names (`chinese`, `tromp-taylor`, ...); JSON rule dictionaries
+        are refused unless they name one of those rule sets' values."""
+        expect_args(args, 1)
+        return self._set_rules(args[0])
+
+    def cmd_kata__get__rules(self, args):
+        bonus = "N" if self.game.handicap_bonus else "0"
+        return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,'
+                f'"tax":"NONE","whiteHandicapBonus":"{bonus}"}}')
+
+    def cmd_kgs__game_over(self, args):
+        """kgsGtp says the game has ended: stop anything running in the background."""
+        self.engine.stop.set()
+        self.after_answer = None
+        return ""
+
+    def _cleans_up(self):
+        """Does genmove capture dead stones before passing under the current rules?"""
+        return self.RULES[getattr(self, "rules", "chinese")][1]
 
     def cmd_undo(self, args):
         try:

@@ -48,6 +48,7 @@ class Game:
 
     def __init__(self, size=9, komi=7.5):
         self.komi = float(komi)
+        self.handicap_bonus = True   # White gets a point per handicap stone (Chinese rules)
         self.reset(size)
 
     def reset(self, size=None, board=None):
@@ -152,9 +153,10 @@ class Game:
 
     @property
     def scoring_komi(self):
-        """What Black's area must beat: komi plus one point for White per handicap stone, as
-        area scoring counts a handicap game (GnuGo, Leela Zero and KataGo do the same)."""
-        return self.komi + len(self.handicap)
+        """What Black's area must beat: komi plus, under Chinese rules, one point for White per
+        handicap stone, as area scoring counts a handicap game (GnuGo, Leela Zero and KataGo
+        do the same; Tromp-Taylor gives none)."""
+        return self.komi + (len(self.handicap) if self.handicap_bonus else 0)
 
     def score(self, dead=()):
         """Black's area minus White's minus komi and the handicap compensation (positive:

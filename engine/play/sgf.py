@@ -58,6 +58,7 @@ def load_into(game, path, move_number=None):
     except ValueError as e:
         raise SgfError(f"{path}: bad setup stones ({e})") from None
     fresh = Game(size, komi)
+    fresh.handicap_bonus = game.handicap_bonus   # the rules stay the controller's
     fresh.reset(board=board)
     if black and not white and root.has_property("HA"):
         fresh.handicap = [point(size, *m) for m in black]

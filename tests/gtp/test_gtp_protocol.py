@@ -1064,3 +1064,32 @@ def test_a_carriage_return_inside_a_line_is_dropped_not_a_line_end(parse_gtp, ru
         ("1", False, "unknown command"), ("2", True, "Simbal")]
     assert responses[2].id == "3" and responses[2].ok
     assert len(responses) == 4
+
+
+# -- rules ----------------------------------------------------------------------------------------
+
+def test_rules_commands_choose_between_chinese_and_tromp_taylor(ask, make_server):
+    server = make_server(size=9, playouts=30)
+    assert ok(ask, server, "kgs-rules chinese") == ""
+    assert '"whiteHandicapBonus":"N"' in ok(ask, server, "kata-get-rules")
+    for line in ("kgs-rules japanese", "kata-set-rules aga", "kgs-rules"):
+        r = ask(server, line)
+        assert not r.ok and (r.body.startswith("unsupported rules") or r.body == "syntax error")
+    run(ask, server, "komi 0.5", "fixed_handicap 2")
+    assert ok(ask, server, "final_score") == "B+78.5"                    # chinese: 2 to White
+    ok(ask, server, "kata-set-rules tromp-taylor")
+    assert '"whiteHandicapBonus":"0"' in ok(ask, server, "kata-get-rules")
+    assert ok(ask, server, "final_score") == "B+80.5"                    # Tromp-Taylor: none
+    assert ok(ask, server, "kgs-game_over") == ""
+
+
+def test_tromp_taylor_genmove_captures_dead_stones_before_passing(ask, make_server):
+    """Under Tromp-Taylor the board is scored as it stands: a dead White stone inside Black's
+    area must be captured, so genmove does not pass while one is on the board."""
+    server = make_server(size=5, komi=0.5, playouts=300)
+    ok(ask, server, "kata-set-rules tromp-taylor")
+    run(ask, server, *alternate(("c1", "a5"), ("c2", None)), "play w pass",
+        "play b c3", "play w pass", "play b c4", "play w pass", "play b c5", "play w pass")
+    # White's A5 is dead in Black's framework; White passed.
+    move = ok(ask, server, "genmove b")
+    assert move.upper() != "PASS"

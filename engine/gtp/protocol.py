@@ -20,6 +20,7 @@ import traceback
 SYNTAX_ERROR = "syntax error"
 UNKNOWN_COMMAND = "unknown command"
 INTERNAL_ERROR = "internal error"
+INTERRUPT_LINE = "# interrupt"   # GoGui's interrupt (for engines listing gogui-interrupt)
 
 
 class GtpError(Exception):
@@ -162,6 +163,11 @@ class GtpProtocol:
         def read():
             try:
                 for line in instream:
+                    # GoGui's interrupt: a comment line sent while a command runs, for engines
+                    # that list gogui-interrupt.  It is acted on at once, never queued.
+                    if line.strip() == INTERRUPT_LINE:
+                        self.interrupt()
+                        continue
                     pending.put(line)
             finally:
                 pending.put(None)  # end of input, or an unreadable stream: stop either way
@@ -185,7 +191,14 @@ class GtpProtocol:
                 task, self.after_answer = self.after_answer, None
                 task(self.interrupted)
 
+    def interrupt(self):
+        """End the running command with its best answer so far (subclasses know how)."""
+
     # -- administrative --------------------------------------------------------------------
+
+    def cmd_gogui__interrupt(self, args):
+        """Listed so that GoGui sends `# interrupt` lines (see `serve`)."""
+        return ""
 
     def cmd_protocol_version(self, args):
         return "2"

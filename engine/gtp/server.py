@@ -29,3 +29,8 @@ class GtpServer(GoCommands, AnalysisCommands, GtpProtocol):
     def __init__(self, engine, name="Simbal", log=None):
         self.engine = engine
         super().__init__(name, simbal_version(), log)
+
+    def interrupt(self):
+        """GoGui's interrupt: the running search stops and its command answers at once
+        (genmove with its best move so far)."""
+        self.engine.stop.set()

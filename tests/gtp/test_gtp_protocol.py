@@ -9,8 +9,11 @@ import os
 import re
 import string
 import subprocess
+import sys
+import threading
 import time
 from importlib.metadata import version as package_version
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +21,8 @@ from hypothesis import strategies as st
 
 from engine.core.board import BLACK, WHITE, is_eye
 from engine.search import mcts as mcts_module
+
+ROOT = Path(__file__).resolve().parents[2]
 
 COMMANDS = {
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -1093,3 +1098,35 @@ def test_tromp_taylor_genmove_captures_dead_stones_before_passing(ask, make_serv
     # White's A5 is dead in Black's framework; White passed.
     move = ok(ask, server, "genmove b")
     assert move.upper() != "PASS"
+
+
+def test_gogui_interrupt_ends_a_running_genmove_with_a_move():
+    """GoGui sends `# interrupt` while a command runs (the engine lists gogui-interrupt): a
+    genmove of 10^9 playouts then answers at once with its best move so far."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "gtp_main.py"), "--size", "9",
+                             "--playouts", str(10 ** 9)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        proc.stdin.write("1 known_command gogui-interrupt\n2 genmove b\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "=1 true"
+        proc.stdout.readline()
+        time.sleep(3)                       # the search is under way (compiled code loaded)
+        proc.stdin.write("# interrupt\n3 name\n")
+        proc.stdin.flush()
+        answers = []
+        done = threading.Event()
+
+        def collect():
+            for line in proc.stdout:
+                if line.strip():
+                    answers.append(line.strip())
+                if len(answers) == 2:
+                    break
+            done.set()
+        threading.Thread(target=collect, daemon=True).start()
+        assert done.wait(60), f"no answer after the interrupt: {answers}"
+        assert re.fullmatch(r"=2 (?:[A-HJ-T]\d+|PASS)", answers[0]) and answers[1] == "=3 Simbal"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -192,13 +192,10 @@ class GtpProtocol:
                 task(self.interrupted)
 
     def interrupt(self):
-        """End the running command with its best answer so far (subclasses know how)."""
+        """End the running command with its best answer so far.  A subclass that can do so
+        overrides this and lists `gogui-interrupt`, so that GoGui sends the line."""
 
     # -- administrative --------------------------------------------------------------------
-
-    def cmd_gogui__interrupt(self, args):
-        """Listed so that GoGui sends `# interrupt` lines (see `serve`)."""
-        return ""
 
     def cmd_protocol_version(self, args):
         return "2"

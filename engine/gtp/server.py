@@ -34,3 +34,7 @@ class GtpServer(GoCommands, AnalysisCommands, GtpProtocol):
         """GoGui's interrupt: the running search stops and its command answers at once
         (genmove with its best move so far)."""
         self.engine.stop.set()
+
+    def cmd_gogui__interrupt(self, args):
+        """Listed so that GoGui sends `# interrupt` lines (protocol.py's `serve`)."""
+        return ""

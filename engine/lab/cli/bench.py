@@ -12,8 +12,27 @@ from engine.lab import bench as bench_mod
               help="Also record the figures in this Markdown file (e.g. BENCHMARKS.md).")
 @click.option("--cluster", "on_cluster", is_flag=True,
               help="Instead: labelling and evaluation with 1 and 2 Dask workers.")
-def bench(as_json, quick, write, on_cluster):
+@click.option("--profile", "profile_seconds", type=click.FloatRange(0.5), default=None,
+              metavar="SECONDS",
+              help="Instead: where a search's time goes, by compiled function (Linux perf "
+                   "samples of SECONDS-long 9x9 and 19x19 searches).")
+def bench(as_json, quick, write, on_cluster, profile_seconds):
     """Measure playout rates and start-up time (or, with --cluster, Dask scaling)."""
+    if profile_seconds:
+        from engine.lab.profile import search_profiles
+        profiles = search_profiles(profile_seconds)
+        if profiles is None:
+            raise click.ClickException("perf is not installed or may not attach to this "
+                                       "process (apt-get install linux-perf; "
+                                       "sysctl kernel.perf_event_paranoid=2)")
+        if as_json:
+            click.echo(bench_mod.to_json(profiles))
+            return
+        for board, rows in profiles.items():
+            click.echo(f"{board} search, share of samples:")
+            for share, name in rows:
+                click.echo(f"  {share:6.2f}%  {name}")
+        return
     if on_cluster:
         figures = (bench_mod.cluster_figures(100, 2000) if quick
                    else bench_mod.cluster_figures())

@@ -13,6 +13,7 @@ import math
 import queue
 import re
 import threading
+import time
 import traceback
 
 # The spec's error words that belong to the protocol rather than to any one command:
@@ -155,14 +156,25 @@ class GtpProtocol:
         lines.append((tail + "\n" if tail else "") + "\n")
         return "".join(lines)
 
-    def serve(self, instream, outstream):
+    def serve(self, instream, outstream, transcript=None):
         """Answer commands until `quit` or end of input.  A reader thread queues the input so
-        that streaming answers and after-answer work stop the moment a new command arrives."""
+        that streaming answers and after-answer work stop the moment a new command arrives.
+        `transcript` (a text file) gets every line in and out, with its time."""
         pending = queue.Queue()
+        start = time.monotonic()
+        transcript_lock = threading.Lock()
+
+        def record(direction, text):
+            if transcript is not None:
+                with transcript_lock:
+                    for line in text.rstrip("\n").split("\n"):
+                        transcript.write(f"{time.monotonic() - start:10.3f} {direction} {line}\n")
+                    transcript.flush()
 
         def read():
             try:
                 for line in instream:
+                    record("<", line)
                     # GoGui's interrupt: a comment line sent while a command runs, for engines
                     # that list gogui-interrupt.  It is acted on at once, never queued.
                     if line.strip() == INTERRUPT_LINE:
@@ -177,6 +189,7 @@ class GtpProtocol:
         def write(text):
             outstream.write(text)
             outstream.flush()
+            record(">", text)
 
         self.write = write
         self.interrupted = lambda: not pending.empty()

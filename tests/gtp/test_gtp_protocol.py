@@ -1130,3 +1130,18 @@ def test_gogui_interrupt_ends_a_running_genmove_with_a_move():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_log_writes_a_timed_transcript_of_the_session(tmp_path, run_simbal, parse_gtp):
+    log = tmp_path / "session.log"
+    result = run_simbal(b"1 name\nboardsize 7\nfrobnicate\nquit\n", "--log", str(log))
+    assert result.returncode == 0 and len(parse_gtp(result.stdout.decode())) == 4
+    lines = log.read_text().splitlines()
+    entries = [line.split(None, 2)[1:] for line in lines]
+    # The input is read as it comes (here all at once), the answers as they are written.
+    assert [text for way, text in entries if way == "<"] == ["1 name", "boardsize 7",
+                                                             "frobnicate", "quit"]
+    assert [text for way, text in entries if way == ">"] == ["=1 Simbal", "=",
+                                                             "? unknown command", "="]
+    times = [float(line.split()[0]) for line in lines]
+    assert times == sorted(times) and times[0] >= 0

@@ -39,8 +39,11 @@ from engine.lab.cli.options import komi_option, log_to_stderr, seed_option, size
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Set a search parameter (repeatable); `simbal params` lists them.")
 @click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
+@click.option("--log", "transcript_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a transcript of the session (every line in `<` and out `>`, with "
+                   "seconds since the start) to this file.")
 def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
-        max_move_seconds, params, verbose):
+        max_move_seconds, params, verbose, transcript_path):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up
@@ -67,7 +70,10 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     # newline="\n": only LF ends a line; a CR inside one is a control character the protocol
     # drops (universal newlines would split `name\rfoo` into two commands).
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
-    GtpServer(engine, log=log).serve(stdin, sys.stdout)
+    transcript = open(transcript_path, "a", encoding="utf-8") if transcript_path else None
+    GtpServer(engine, log=log).serve(stdin, sys.stdout, transcript)
+    if transcript is not None:
+        transcript.close()
     # Leave at once: the warm-up thread may still be inside compiled code and the input
     # reader blocked on stdin, and interpreter shutdown under running daemon threads can abort.
     sys.stdout.flush()

@@ -150,3 +150,31 @@ def test_bench_puts_fuegos_rate_beside_the_engines(tmp_path, monkeypatch):
                        "fuego_19x19_games_per_s": 3210, "search_over_fuego_19x19": 0.5}
     monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
     assert bench.fuego_figures(0.1, 6000, 1605) == {}
+
+
+def _gtp(*args, stdin="quit\n"):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_gtp_reads_its_options_from_a_toml_config_and_the_command_line_wins(tmp_path):
+    config = tmp_path / "simbal.toml"
+    config.write_text('size = 7\nkomi = 5.5\nmax-move-time = 5.0\nparam = ["uct_c=0.25"]\n')
+    run = _gtp("--config", str(config), stdin="showboard\nsimbal-param\nquit\n")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[1].split()[-1] == "G" and "komi 5.5" in run.stdout
+    assert "[string] uct_c 0.25" in run.stdout
+    run = _gtp("--config", str(config), "--size", "5", stdin="showboard\nquit\n")
+    assert run.stdout.split("\n")[1].split()[-1] == "E"          # 5x5: the command line won
+
+
+@pytest.mark.parametrize("text, words", [("sise = 3\n", "unknown option 'sise'"),
+                                         ("size = \n", "simbal.toml"),
+                                         ("size = 1\n", "size")])
+def test_gtp_refuses_a_bad_config_by_name(tmp_path, text, words):
+    config = tmp_path / "simbal.toml"
+    config.write_text(text)
+    run = _gtp("--config", str(config))
+    assert run.returncode == 2 and words in run.stderr and run.stdout == ""

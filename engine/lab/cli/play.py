@@ -11,7 +11,36 @@ import click
 from engine.lab.cli.options import komi_option, log_to_stderr, seed_option, size_option
 
 
+def _read_config(ctx, param, path):
+    """`--config FILE`: a TOML file whose keys are the other options' names (`playouts = 10000`,
+    `max-move-time = 20`, `param = ["uct_c=0.2"]`); the command line wins over it."""
+    if path is None:
+        return None
+    import tomllib
+    try:
+        with open(path, "rb") as f:
+            table = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise click.BadParameter(f"{path}: {e}", ctx, param) from None
+    names = {}
+    for p in ctx.command.params:
+        for opt in p.opts:
+            names[opt.lstrip("-")] = p.name
+        names[p.name] = p.name
+    defaults = {}
+    for key, value in table.items():
+        if key not in names or names[key] == param.name:
+            raise click.BadParameter(f"{path}: unknown option {key!r}", ctx, param)
+        defaults[names[key]] = value
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
+    return path
+
+
 @click.command()
+@click.option("--config", type=click.Path(dir_okay=False), default=None, is_eager=True,
+              expose_value=False, callback=_read_config,
+              help="Read options from this TOML file (keys: the option names, e.g. "
+                   "`playouts = 10000`); options given on the command line win.")
 @size_option(9, help="Board size.")
 @komi_option(7.5, help="Komi.")
 @click.option("--playouts", default=5000, show_default=True, type=click.IntRange(1),

@@ -16,6 +16,10 @@ from engine.gtp.protocol import SYNTAX_ERROR, GtpError, Stream, expect_args, is_
 from engine.play.player import MoveStats
 
 
+GFX_MIN_VISITS = 10      # GoGui's win-rate map leaves out moves searched fewer times,
+GFX_VISITS_SHARE = 50    # or fewer than 1/50 of the most searched move's visits
+
+
 @dataclass
 class AnalysisRequest:
     """What an analysis command asked for (Leela Zero's and KataGo's arguments)."""
@@ -214,18 +218,28 @@ class AnalysisCommands:
         size = self.game.size
         if not stats:
             return ""
+        side = "Black" if colour == BLACK else "White"
         if kind == "pv":
             letters = "BW" if colour == BLACK else "WB"
             return "VAR " + " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
                                      for i, m in enumerate(stats[0].pv))
+        text = {"visits": f"visits of {side}'s moves",
+                "prior": f"{side}'s moves: the tree prior's probability (%)"}.get(kind)
+        if kind == "winrate":
+            # A win rate from a few visits says little (one lucky playout shows 100): only
+            # moves searched at least `floor` times are drawn.
+            floor = min(max(GFX_MIN_VISITS, stats[0].visits // GFX_VISITS_SHARE),
+                        stats[0].visits)     # the most searched move is always drawn
+            stats = [s for s in stats if s.visits >= floor]
+            text = f"{side}'s win rate (%) of each move searched at least {floor} times"
         value = {"visits": lambda s: s.visits, "winrate": lambda s: s.winrate,
                  "prior": lambda s: s.prior}[kind]
         top = max(value(s) for s in stats) or 1
         influence = " ".join(f"{format_vertex(s.move, size)} {value(s) / top:.3f}" for s in stats)
         label = {"visits": lambda s: str(s.visits), "winrate": lambda s: f"{100 * s.winrate:.0f}",
-                 "prior": lambda s: f"{100 * s.prior:.0f}"}[kind]
+                 "prior": lambda s: f"{100 * s.prior:.1f}"}[kind]
         labels = " ".join(f"{format_vertex(s.move, size)} {label(s)}" for s in stats[:30])
-        return f"INFLUENCE {influence}\nLABEL {labels}"
+        return f"INFLUENCE {influence}\nLABEL {labels}\nTEXT {text}"
 
     def cmd_simbal__ownership(self, args):
         """Expected ownership, +1 Black to -1 White, one board row per line (top first)."""

@@ -17,6 +17,7 @@ from engine.play.game import IllegalMove
 from engine.play.handicap import free_handicap_points, handicap_points
 from engine.play.player import score_text
 from engine.play.sgf import SgfError, load_into, to_sgf
+from engine.search.params import SWITCHES
 from policies import policy_probabilities
 
 
@@ -325,9 +326,12 @@ class GoCommands:
         """Without arguments, every search parameter (GoGui `param` format); with
         `name value`, set one."""
         if not args:
-            return "\n".join(f"[string] {k} {v:g}" for k, v in self.engine.params().items())
+            return "\n".join(f"[bool] {k} {int(v != 0)}" if k in SWITCHES else
+                             f"[string] {k} {v:g}" for k, v in self.engine.params().items())
         expect_args(args, 2)
         value = parse_float(args[1])
+        if args[0] in SWITCHES and value not in (0.0, 1.0):
+            raise GtpError(f"{args[0]} is a switch: 0 or 1")
         try:
             self.engine.set_param(args[0], value)
         except KeyError:

@@ -48,6 +48,10 @@ PARAMS = (
                             "space (nakade) the last move was played in, before drawing"),
 )
 
+# The parameters that are switches (0 off, 1 on): GoGui's parameter dialog shows them as
+# check boxes.
+SWITCHES = frozenset({"rave", "lgr", "playout_ladders"})
+
 Params = namedtuple("Params", [name for name, _, _ in PARAMS])
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from engine.core.board import BLACK, EMPTY, PASS, WHITE
-from engine.core.coords import parse_vertex
+from engine.core.coords import format_vertex, parse_vertex
 from engine.search.params import PARAMS
 
 VERTEX = re.compile(r"(?i)pass|[A-HJ-Z](?:[1-9]|1[0-9]|2[0-5])")
@@ -433,3 +433,30 @@ def test_minmoves_reports_unvisited_moves_too(make_server):
 def test_stop_is_a_command(ask, make_server):
     server = make_server(size=5)
     assert ask(server, "stop").ok
+
+
+def test_gogui_winrate_map_names_the_side_and_leaves_out_barely_searched_moves(ask, make_server):
+    server = make_server(size=9, playouts=2000)
+    assert server.handle("play b e5") == "=\n\n"
+    ok(ask, server, "reg_genmove w")
+    body = ok(ask, server, "simbal-gfx winrate")
+    lines = dict(line.split(" ", 1) for line in body.split("\n"))
+    assert lines["TEXT"].startswith("White's win rate (%)")
+    floor = int(re.search(r"at least (\d+) times", lines["TEXT"]).group(1))
+    assert floor >= 10
+    visits = {format_vertex(s.move, 9): s.visits for s in server.engine.root_stats()}
+    drawn = lines["INFLUENCE"].split()[0::2]
+    assert drawn and all(visits[v] >= floor for v in drawn)
+    assert any(v < floor for v in visits.values()), "every move was searched enough anyway"
+    values = [float(x) for x in lines["INFLUENCE"].split()[1::2]]
+    assert max(values) == 1.0 and min(values) > 0
+
+
+def test_gogui_parameter_dialog_shows_switches_as_check_boxes(ask, make_server):
+    server = make_server()
+    listed = ok(ask, server, "simbal-param").split("\n")
+    assert "[bool] rave 1" in listed and "[bool] lgr 0" in listed
+    assert any(line.startswith("[string] uct_c ") for line in listed)
+    ok(ask, server, "simbal-param lgr 1")
+    assert "[bool] lgr 1" in ok(ask, server, "simbal-param").split("\n")
+    assert not ask(server, "simbal-param rave 0.5").ok

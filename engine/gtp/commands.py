@@ -135,7 +135,10 @@ class GoCommands:
     def _genmove(self, args, commit=True, cleanup=False):
         expect_args(args, 1)
         colour = colour_arg(args[0])
-        p = self.engine.genmove(colour, cleanup=cleanup)
+        live = getattr(self, "live_gfx", None)    # (seconds, write) when asked for
+        report = (lambda: self._live_gfx(colour, live[1])) if live else None
+        p = self.engine.genmove(colour, cleanup=cleanup, report=report,
+                                interval=live[0] if live else 1.0)
         if p is None:
             return "resign"
         if commit:
@@ -143,6 +146,23 @@ class GoCommands:
             # Think on the opponent's time once the move is out, until their answer comes.
             self.after_answer = self.engine.ponder if self.engine.settings.ponder else None
         return format_vertex(p, self.game.size)
+
+    def _live_gfx(self, colour, write):
+        """GoGui's live graphics while genmove thinks: a `gogui-gfx:` block on stderr with
+        the root's visits as influence, the best move's variation and a status text."""
+        stats = [s for s in self.engine.root_stats() if s.move != PASS]
+        if not stats:
+            return
+        size = self.game.size
+        top = stats[0].visits
+        influence = " ".join(f"{format_vertex(s.move, size)} {s.visits / top:.3f}"
+                             for s in stats)
+        letters = "BW" if colour == BLACK else "WB"
+        pv = " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
+                      for i, m in enumerate(stats[0].pv))
+        total = sum(s.visits for s in stats)
+        write(f"gogui-gfx:\nINFLUENCE {influence}\nVAR {pv}\nTEXT {total} simulations, best "
+              f"{format_vertex(stats[0].move, size)} {100 * stats[0].winrate:.1f}%\n\n")
 
     def cmd_genmove(self, args):
         return self._genmove(args, cleanup=self._cleans_up())

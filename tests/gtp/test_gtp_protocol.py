@@ -1145,3 +1145,13 @@ def test_log_writes_a_timed_transcript_of_the_session(tmp_path, run_simbal, pars
                                                              "? unknown command", "="]
     times = [float(line.split()[0]) for line in lines]
     assert times == sorted(times) and times[0] >= 0
+
+
+def test_live_gfx_blocks_go_to_stderr_while_genmove_thinks(parse_gtp, run_simbal):
+    result = run_simbal(b"boardsize 9\ngenmove b\nquit\n", "--playouts", "3000", "--live-gfx",
+                        "0.2")
+    assert result.returncode == 0
+    assert [r.ok for r in parse_gtp(result.stdout.decode())] == [True, True, True]
+    blocks = [b for b in result.stderr.decode().split("\n\n") if b.strip()]
+    assert blocks and all(b.startswith("gogui-gfx:\nINFLUENCE ") for b in blocks)
+    assert all(re.search(r"\nVAR B [A-HJ-T]\d", b) and "\nTEXT " in b for b in blocks)

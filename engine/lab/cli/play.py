@@ -68,11 +68,15 @@ def _read_config(ctx, param, path):
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Set a search parameter (repeatable); `simbal params` lists them.")
 @click.option("--verbose", is_flag=True, help="Diagnostics on stderr.")
+@click.option("--live-gfx", "live_gfx", type=click.FloatRange(0.1), default=None,
+              metavar="SECONDS",
+              help="While genmove thinks, write GoGui's live graphics (gogui-gfx: blocks: "
+                   "visits, best variation) to stderr every SECONDS.")
 @click.option("--log", "transcript_path", type=click.Path(dir_okay=False), default=None,
               help="Write a transcript of the session (every line in `<` and out `>`, with "
                    "seconds since the start) to this file.")
 def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
-        max_move_seconds, params, verbose, transcript_path):
+        max_move_seconds, params, verbose, live_gfx, transcript_path):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up
@@ -100,7 +104,10 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     # drops (universal newlines would split `name\rfoo` into two commands).
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     transcript = open(transcript_path, "a", encoding="utf-8") if transcript_path else None
-    GtpServer(engine, log=log).serve(stdin, sys.stdout, transcript)
+    server = GtpServer(engine, log=log)
+    if live_gfx:
+        server.live_gfx = (live_gfx, lambda text: (sys.stderr.write(text), sys.stderr.flush()))
+    server.serve(stdin, sys.stdout, transcript)
     if transcript is not None:
         transcript.close()
     # Leave at once: the warm-up thread may still be inside compiled code and the input

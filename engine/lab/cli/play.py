@@ -1,5 +1,5 @@
-"""`simbal gtp` (the GTP engine on stdin/stdout, as gtp_main.py starts it) and `simbal params`
-(the search parameters it takes).  In GTP mode stdout carries protocol text only; `--verbose`
+"""`simbal gtp` (the GTP engine on stdin/stdout, as gtp_main.py starts it), `simbal analysis`
+(KataGo's JSON analysis protocol, a subset) and `simbal params` (the search parameters).  In GTP mode stdout carries protocol text only; `--verbose`
 sends diagnostics to stderr."""
 import io
 import os
@@ -115,6 +115,30 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+@click.command("analysis")
+@click.option("--playouts", default=1000, show_default=True, type=click.IntRange(1),
+              help="Visits per position when a query gives no maxVisits.")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--weights", default=None, help="Playout policy (as for `simbal gtp`).")
+@click.option("--prior", default=None, help="Tree prior (as for `simbal gtp`).")
+@seed_option(help="Random seed: the same queries give the same answers.")
+@click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024))
+def analysis(playouts, threads, weights, prior, seed, max_nodes):
+    """A subset of KataGo's JSON analysis protocol on stdin/stdout: one query a line (id,
+    boardXSize, komi, rules, initialStones, moves, analyzeTurns, maxVisits,
+    includeOwnership), one response a line per turn analysed."""
+    from engine.gtp.kata_json import AnalysisEngine
+    from engine.play.player import Engine, Settings
+
+    try:
+        engine = Engine(9, 7.5, Settings(playouts, None, threads, seed, max_nodes, 0.0),
+                        weights=weights, prior=prior)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
+    AnalysisEngine(engine).serve(stdin, sys.stdout)
 
 
 @click.command()

@@ -142,7 +142,8 @@ def genmoves():
         cmds = [f"boardsize {size}"] + cmds
         answers = _gtp(cmds, size)
         for key, i in index:
-            labels = answers[i + 2].split("LABEL")[-1].strip()
+            # The LABEL line only: GoGui views also carry a TEXT line since session 13.
+            labels = answers[i + 2].split("LABEL")[-1].split("\n")[0].strip()
             out[key] = [answers[i + 1], labels, answers[i + 3]]
     return out
 

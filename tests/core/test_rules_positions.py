@@ -390,7 +390,8 @@ def test_handicap_placement():
     for p in points:
         expected_hash ^= int(b.zob[BLACK, p])
     assert game.hash == expected_hash
-    assert game.score() == 81 - 0.5             # every empty point reaches only black
+    # Every empty point reaches only black; White gets a point per handicap stone.
+    assert game.score() == 81 - 0.5 - 4
     game.play(WHITE, at("E5", 9))
     game.undo()                                 # undo goes back to the handicap, not further
     assert sorted(game.stones(BLACK)) == sorted(points) and game.to_play == WHITE

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from engine.core.board import BLACK, PASS
 from engine.core.coords import COLOURS, format_vertex, point
-from engine.gtp.commands import colour_arg
+from engine.gtp.commands import colour_arg, variation
 from engine.gtp.protocol import SYNTAX_ERROR, GtpError, Stream, expect_args, is_gtp_int, parse_int
 from engine.play.player import MoveStats
 
@@ -220,9 +220,7 @@ class AnalysisCommands:
             return ""
         side = "Black" if colour == BLACK else "White"
         if kind == "pv":
-            letters = "BW" if colour == BLACK else "WB"
-            return "VAR " + " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
-                                     for i, m in enumerate(stats[0].pv))
+            return variation(colour, stats[0].pv, size)
         text = {"visits": f"visits of {side}'s moves",
                 "prior": f"{side}'s moves: the tree prior's probability (%)"}.get(kind)
         if kind == "winrate":

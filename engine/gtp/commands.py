@@ -13,12 +13,19 @@ from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import COLUMNS, format_vertex, parse_colour, parse_vertex, point
 from engine.gtp.protocol import (SYNTAX_ERROR, GtpError, expect_args, is_gtp_int, parse_float,
                                  parse_int)
-from engine.play.game import IllegalMove
+from engine.play.game import RULES, IllegalMove
 from engine.play.handicap import free_handicap_points, handicap_points
 from engine.play.player import score_text
 from engine.play.sgf import SgfError, load_into, to_sgf
 from engine.search.params import SWITCHES
 from policies import policy_probabilities
+
+
+def variation(colour, moves, size):
+    """GoGui's `VAR` line for `moves` played alternately from `colour`."""
+    letters = "BW" if colour == BLACK else "WB"
+    return "VAR " + " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
+                             for i, m in enumerate(moves))
 
 
 def colour_arg(text):
@@ -135,7 +142,7 @@ class GoCommands:
     def _genmove(self, args, commit=True, cleanup=False):
         expect_args(args, 1)
         colour = colour_arg(args[0])
-        live = getattr(self, "live_gfx", None)    # (seconds, write) when asked for
+        live = self.live_gfx
         report = (lambda: self._live_gfx(colour, live[1])) if live else None
         p = self.engine.genmove(colour, cleanup=cleanup, report=report,
                                 interval=live[0] if live else 1.0)
@@ -157,15 +164,12 @@ class GoCommands:
         top = stats[0].visits
         influence = " ".join(f"{format_vertex(s.move, size)} {s.visits / top:.3f}"
                              for s in stats)
-        letters = "BW" if colour == BLACK else "WB"
-        pv = " ".join(f"{letters[i % 2]} {format_vertex(m, size)}"
-                      for i, m in enumerate(stats[0].pv))
         total = sum(s.visits for s in stats)
-        write(f"gogui-gfx:\nINFLUENCE {influence}\nVAR {pv}\nTEXT {total} simulations, best "
+        write(f"gogui-gfx:\nINFLUENCE {influence}\n{variation(colour, stats[0].pv, size)}\nTEXT {total} simulations, best "
               f"{format_vertex(stats[0].move, size)} {100 * stats[0].winrate:.1f}%\n\n")
 
     def cmd_genmove(self, args):
-        return self._genmove(args, cleanup=self._cleans_up())
+        return self._genmove(args, cleanup=self.game.cleanup_before_passing)
 
     def cmd_reg_genmove(self, args):
         return self._genmove(args, commit=False)
@@ -190,19 +194,15 @@ class GoCommands:
 
     # -- rules -----------------------------------------------------------------------------
 
-    # The rule sets the engine plays (area scoring, suicide illegal, positional superko for
-    # its own moves): the name, White's handicap bonus, and whether genmove captures dead
-    # stones before passing (Tromp-Taylor scores the board as it stands, as CGOS does).
-    RULES = {"chinese": (True, False), "tromp-taylor": (False, True)}
+    # Other names of the rule sets engine/play/game.py plays (RULES).
     RULE_ALIASES = {"chinese-kgs": "chinese", "chinese-ogs": "chinese", "area": "chinese",
-                    "tromp_taylor": "tromp-taylor", "trompt-taylor": "tromp-taylor"}
+                    "tromp_taylor": "tromp-taylor"}
 
     def _set_rules(self, name):
         name = self.RULE_ALIASES.get(name.lower(), name.lower())
-        if name not in self.RULES:
+        if name not in RULES:
             raise GtpError(f"unsupported rules {name} (chinese or tromp-taylor)")
-        self.rules = name
-        self.game.handicap_bonus, _ = self.RULES[name]
+        self.game.rules = name
         return ""
 
     def cmd_kgs__rules(self, args):
@@ -212,13 +212,13 @@ class GoCommands:
         return self._set_rules(args[0])
 
     def cmd_kata__set__rules(self, args):
-        """KataGo's shorthand names (`chinese`, `tromp-taylor`, ...); JSON rule dictionaries
-        are refused unless they name one of those rule sets' values."""
+        """KataGo's shorthand names for the rule sets played (`chinese`, `tromp-taylor`);
+        other names and JSON rule dictionaries are refused."""
         expect_args(args, 1)
         return self._set_rules(args[0])
 
     def cmd_kata__get__rules(self, args):
-        bonus = "N" if self.game.handicap_bonus else "0"
+        bonus = "N" if RULES[self.game.rules][0] else "0"
         return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,'
                 f'"tax":"NONE","whiteHandicapBonus":"{bonus}"}}')
 
@@ -227,10 +227,6 @@ class GoCommands:
         self.engine.stop.set()
         self.after_answer = None
         return ""
-
-    def _cleans_up(self):
-        """Does genmove capture dead stones before passing under the current rules?"""
-        return self.RULES[getattr(self, "rules", "chinese")][1]
 
     def cmd_undo(self, args):
         try:

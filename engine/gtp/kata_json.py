@@ -24,7 +24,7 @@ import math
 
 from engine.core.board import BLACK, WHITE
 from engine.core.coords import format_vertex, parse_vertex, point
-from engine.play.game import IllegalMove, setup_board
+from engine.play.game import RULES, IllegalMove, setup_board
 
 COLOURS = {"B": BLACK, "W": WHITE}
 
@@ -87,7 +87,7 @@ class AnalysisEngine:
         if not isinstance(komi, (int, float)) or isinstance(komi, bool) or not math.isfinite(komi):
             raise QueryError("field 'komi' must be a number")
         rules = str(query.get("rules", "chinese")).lower()
-        if rules not in ("chinese", "tromp-taylor"):
+        if rules not in RULES:
             raise QueryError(f"unsupported rules {rules!r} (chinese or tromp-taylor)")
         stones = _moves(query.get("initialStones", []), size, "initialStones")
         moves = _moves(query.get("moves", []), size, "moves")
@@ -112,7 +112,7 @@ class AnalysisEngine:
             e.game.reset(size)
         g = e.game
         g.komi = komi
-        g.handicap_bonus = rules == "chinese"
+        g.rules = rules
         g.reset()
         if stones:
             try:

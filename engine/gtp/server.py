@@ -28,6 +28,7 @@ class GtpServer(GoCommands, AnalysisCommands, GtpProtocol):
 
     def __init__(self, engine, name="Simbal", log=None):
         self.engine = engine
+        self.live_gfx = None   # (seconds, write): GoGui live graphics while genmove thinks
         super().__init__(name, simbal_version(), log)
 
     def interrupt(self):

@@ -43,12 +43,18 @@ def setup_board(size, black=(), white=()):
     return b
 
 
+# The rule sets played (area scoring, suicide illegal, positional superko for the engine's own
+# moves), by name: (White gets a point per handicap stone, the engine captures dead stones
+# before passing because the board is scored as it stands, as on CGOS).
+RULES = {"chinese": (True, False), "tromp-taylor": (False, True)}
+
+
 class Game:
     """One game under area scoring, simple ko and positional superko."""
 
-    def __init__(self, size=9, komi=7.5):
+    def __init__(self, size=9, komi=7.5, rules="chinese"):
         self.komi = float(komi)
-        self.handicap_bonus = True   # White gets a point per handicap stone (Chinese rules)
+        self.rules = rules           # a key of RULES; kept across reset and loadsgf
         self.reset(size)
 
     def reset(self, size=None, board=None):
@@ -156,7 +162,12 @@ class Game:
         """What Black's area must beat: komi plus, under Chinese rules, one point for White per
         handicap stone, as area scoring counts a handicap game (GnuGo, Leela Zero and KataGo
         do the same; Tromp-Taylor gives none)."""
-        return self.komi + (len(self.handicap) if self.handicap_bonus else 0)
+        return self.komi + (len(self.handicap) if RULES[self.rules][0] else 0)
+
+    @property
+    def cleanup_before_passing(self):
+        """Must the engine capture dead stones before it passes (Tromp-Taylor)?"""
+        return RULES[self.rules][1]
 
     def score(self, dead=()):
         """Black's area minus White's minus komi and the handicap compensation (positive:

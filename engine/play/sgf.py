@@ -57,8 +57,7 @@ def load_into(game, path, move_number=None):
         board = setup_board(size, [point(size, *m) for m in black], [point(size, *m) for m in white])
     except ValueError as e:
         raise SgfError(f"{path}: bad setup stones ({e})") from None
-    fresh = Game(size, komi)
-    fresh.handicap_bonus = game.handicap_bonus   # the rules stay the controller's
+    fresh = Game(size, komi, game.rules)   # the rules stay the controller's
     fresh.reset(board=board)
     if black and not white and root.has_property("HA"):
         fresh.handicap = [point(size, *m) for m in black]

@@ -1,7 +1,7 @@
 """Thinking-time budgets from GTP time settings.
 
-Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left` said, and turns
-it into a number of seconds for the next move: main time is spread over the
+Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left`
+said, and turns it into a number of seconds for the next move: main time is spread over the
 moves the game still probably needs (more of it in the middle game), byo-yomi
 periods are spent evenly over their stones, and a safety margin covers the
 GTP round trip and the controller's own clock.  Without time settings the
@@ -36,31 +36,28 @@ class TimeControl:
         """GTP `time_settings` (byo_time > 0 with byo_stones == 0 means no limit)."""
         if main < 0 or byo_time < 0 or byo_stones < 0:
             raise ValueError("negative time")
-        self.limited = not (byo_time > 0 and byo_stones == 0)
-        self.settings = Clock(float(main), float(byo_time), int(byo_stones), 0, 0)
-        self.clocks = {}
-        self.move_cap = None
+        self._start(not (byo_time > 0 and byo_stones == 0),
+                    Clock(float(main), float(byo_time), int(byo_stones), 0, 0))
 
     def set_japanese(self, main, period, periods):
         if main < 0 or period < 0 or periods < 0:
             raise ValueError("negative time")
-        self.limited = True
-        self.settings = Clock(float(main), float(period), 1, int(periods), 0)
-        self.clocks = {}
-        self.move_cap = None
+        self._start(True, Clock(float(main), float(period), 1, int(periods), 0))
 
     def set_fischer(self, main, increment):
         """Fischer time (KataGo's `kata-time_settings fischer`): `increment` seconds are added
         to the clock after every move."""
         if main < 0 or increment < 0:
             raise ValueError("negative time")
-        self.limited = True
-        self.settings = Clock(float(main), increment=float(increment))
-        self.clocks = {}
-        self.move_cap = None
+        self._start(True, Clock(float(main), increment=float(increment)))
 
     def set_none(self):
-        self.limited = False
+        self._start(False, self.settings)
+
+    def _start(self, limited, settings):
+        """New settings: fresh clocks, and no per-move cap until one is set."""
+        self.limited = limited
+        self.settings = settings
         self.clocks = {}
         self.move_cap = None
 

@@ -5,7 +5,7 @@ import numpy as np
 from engine.core.board import BLACK
 from engine.core.coords import parse_vertex, point
 from engine.play.game import setup_board
-from engine.search.mcts import Root
+from engine.search.mcts import Root, unrestricted
 from engine.search.params import default_params, with_params
 from policies.kernel import uniform_policy
 
@@ -25,7 +25,7 @@ def params(**values):
 
 def root(board, komi, colour=BLACK):
     """The search's Root for `board`, `colour` to move, no root move excluded."""
-    return Root(board, colour, komi, np.zeros(board.color.shape[0], np.int8))
+    return Root(board, colour, komi, unrestricted(board.color.shape[0]))
 
 
 def board_from_ascii(text):

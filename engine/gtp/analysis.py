@@ -7,13 +7,14 @@ than play the game: the streaming ones answer with protocol.py's Stream, which t
 runs until the next input line arrives.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.core.board import BLACK, PASS
 from engine.core.coords import COLOURS, format_vertex, point
 from engine.gtp.commands import colour_arg, variation
 from engine.gtp.protocol import SYNTAX_ERROR, GtpError, Stream, expect_args, is_gtp_int, parse_int
 from engine.play.player import MoveStats
+from engine.play.restrictions import Restriction, search_limits
 
 
 GFX_MIN_VISITS = 10      # GoGui's win-rate map leaves out moves searched fewer times,
@@ -27,6 +28,7 @@ class AnalysisRequest:
     interval: float                 # seconds between reports
     ownership: bool = False         # kata: append the expected ownership of every point
     allowed: set | None = None      # root moves the search may consider (allow/avoid)
+    deeper: list = field(default_factory=list)  # [d - 1]: points kept out d plies down
     min_moves: int = 0              # report at least this many moves (unvisited ones too)
     max_moves: int = 0              # report at most this many (0: all)
 
@@ -38,8 +40,8 @@ class AnalysisCommands:
         """`[colour] [interval]` then key-value pairs as Leela Zero and KataGo take them:
         `interval N` (centiseconds, default 100), `ownership true|false`, `minmoves N`,
         `maxmoves N`, and `allow|avoid COLOUR VERTICES UNTILDEPTH` (vertices comma-separated;
-        repeatable).  allow/avoid restrict the root moves of the side analysed (a depth of 1
-        or more); the search does not restrict deeper moves."""
+        repeatable): COLOUR's moves in the first UNTILDEPTH plies of the search are
+        restricted (1: the root's moves only, when COLOUR is the side analysed)."""
         colour, interval = self.game.to_play, 100
         words = list(args)
         if words and words[0].lower() in COLOURS:
@@ -47,21 +49,16 @@ class AnalysisCommands:
         if words and is_gtp_int(words[0]):
             interval = parse_int(words.pop(0))
         request = AnalysisRequest(colour, 0.0)
-        allow, avoid = None, set()
+        restrictions = []
         while words:
             key = words.pop(0).lower()
             if key in ("allow", "avoid"):
                 if len(words) < 3:
                     raise GtpError(SYNTAX_ERROR)
-                who, vertices, depth = colour_arg(words[0]), words[1], parse_int(words[2], low=0)
+                who, vertices, until = colour_arg(words[0]), words[1], parse_int(words[2], low=0)
                 del words[:3]
-                points = {self._vertex(v) for v in vertices.split(",") if v}
-                if who != colour or depth < 1:
-                    continue
-                if key == "allow":
-                    allow = points if allow is None else allow | points
-                else:
-                    avoid |= points
+                points = frozenset(self._vertex(v) for v in vertices.split(",") if v)
+                restrictions.append(Restriction(key == "allow", who, points, until))
                 continue
             if not words:
                 raise GtpError(SYNTAX_ERROR)
@@ -77,11 +74,13 @@ class AnalysisCommands:
             elif key == "maxmoves":
                 request.max_moves = parse_int(value, low=0)
             # other keys (KataGo's rootInfo, pvVisits, ...) are accepted and ignored
-        if allow is not None or avoid:
+        if restrictions:
             legal = set(self.game.legal_moves(colour)) | {PASS}
-            request.allowed = (legal if allow is None else allow & legal) - avoid
-            if not request.allowed:
-                raise GtpError("no move is allowed")
+            try:
+                request.allowed, request.deeper = search_limits(restrictions, colour,
+                                                                self.game.size, legal)
+            except ValueError as err:
+                raise GtpError(str(err)) from None
         request.interval = max(interval, 1) / 100.0
         return request
 
@@ -148,7 +147,8 @@ class AnalysisCommands:
 
         def run(emit, interrupted):
             self.engine.analyze(request.colour, self._reporter(emit, request, kata),
-                                request.interval, interrupted, allowed=request.allowed)
+                                request.interval, interrupted, allowed=request.allowed,
+                                deeper=request.deeper)
             return ""
         return Stream(run)
 
@@ -167,7 +167,7 @@ class AnalysisCommands:
             p = self.engine.genmove(colour, report=self._reporter(emit, request, kata),
                                     interval=request.interval,
                                     should_stop=interrupted if self.serving else None,
-                                    allowed=request.allowed)
+                                    allowed=request.allowed, deeper=request.deeper)
             if p is None:
                 return "play resign"
             self.game.play(colour, p)

@@ -17,14 +17,17 @@ One JSON query per input line, answered by one JSON line per analysed turn:
 As KataGo's analysis engine reports by default, win rates, scores and ownership are from
 Black's point of view; ownership is row by row from the top left.  Square boards only
 (boardXSize == boardYSize); rules `chinese` or `tromp-taylor`; `analyzeTurns` defaults to the
-last turn; `initialPlayer` (B or W) is who moves first when `moves` is empty.  A bad query is answered `{"id": ..., "error": "..."}` and the next is read.
+last turn; `initialPlayer` (B or W) is who moves first when `moves` is empty; `allowMoves` and
+`avoidMoves` ([{"player": "W", "moves": ["C3"], "untilDepth": 2}]) restrict the search as
+KataGo's do.  A bad query is answered `{"id": ..., "error": "..."}` and the next is read.
 """
 import json
 import math
 
-from engine.core.board import BLACK, WHITE
+from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import format_vertex, parse_vertex, point
 from engine.play.game import RULES, IllegalMove, setup_board
+from engine.play.restrictions import Restriction, search_limits
 
 COLOURS = {"B": BLACK, "W": WHITE}
 
@@ -53,6 +56,29 @@ def _moves(items, size, what):
             out.append((COLOURS[str(item[0]).upper()], parse_vertex(item[1], size)))
         except ValueError:
             raise QueryError(f"bad vertex {item[1]!r} in {what!r}") from None
+    return out
+
+
+def _restrictions(items, size, what, allow):
+    """Restrictions of KataGo's `allowMoves` / `avoidMoves`: a list of
+    {"player": "B"|"W", "moves": [vertices], "untilDepth": N}."""
+    if not isinstance(items, list):
+        raise QueryError(f"field {what!r} must be a list")
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or str(item.get("player", "")).upper() not in COLOURS:
+            raise QueryError(f"bad entry {item!r} in {what!r}: needs a player B or W")
+        until = item.get("untilDepth")
+        if not isinstance(until, int) or isinstance(until, bool) or until < 1:
+            raise QueryError(f"bad entry {item!r} in {what!r}: needs untilDepth >= 1")
+        vertices = item.get("moves")
+        if not isinstance(vertices, list) or not all(isinstance(v, str) for v in vertices):
+            raise QueryError(f"bad entry {item!r} in {what!r}: needs a list of moves")
+        try:
+            points = frozenset(parse_vertex(v, size) for v in vertices)
+        except ValueError:
+            raise QueryError(f"bad vertex in {what!r}: {vertices!r}") from None
+        out.append(Restriction(allow, COLOURS[item["player"].upper()], points, until))
     return out
 
 
@@ -103,10 +129,13 @@ class AnalysisEngine:
         if first.upper() not in COLOURS:
             raise QueryError("field 'initialPlayer' must be B or W")
         first = COLOURS[first.upper()]
+        limits = (_restrictions(query.get("allowMoves", []), size, "allowMoves", True)
+                  + _restrictions(query.get("avoidMoves", []), size, "avoidMoves", False))
         return [self._turn(qid, size, float(komi), rules, stones, moves, t, visits, ownership,
-                           first) for t in turns]
+                           first, limits) for t in turns]
 
-    def _turn(self, qid, size, komi, rules, stones, moves, turn, visits, ownership, first):
+    def _turn(self, qid, size, komi, rules, stones, moves, turn, visits, ownership, first,
+              limits=()):
         e = self.engine
         if e.game.size != size:
             e.game.reset(size)
@@ -128,16 +157,24 @@ class AnalysisEngine:
                     from None
         to_play = moves[turn][0] if turn < len(moves) else (
             3 - moves[turn - 1][0] if turn > 0 else first)
+        allowed, deeper = None, []
+        if limits:
+            try:
+                allowed, deeper = search_limits(limits, to_play, size,
+                                                set(g.legal_moves(to_play)) | {PASS})
+            except ValueError as err:
+                raise QueryError(f"turn {turn}: {err}") from None
         e.stop.clear()
-        e.search(to_play, total=visits)
-        return self._response(qid, turn, to_play, ownership)
+        e.search(to_play, total=visits, allowed=allowed, deeper=deeper)
+        return self._response(qid, turn, to_play, ownership, allowed)
 
-    def _response(self, qid, turn, to_play, ownership):
+    def _response(self, qid, turn, to_play, ownership, allowed=None):
         e = self.engine
         size = e.game.size
         black = to_play == BLACK
         infos = []
-        for order, s in enumerate(e.root_stats()):
+        stats = [s for s in e.root_stats() if allowed is None or s.move in allowed]
+        for order, s in enumerate(stats):
             wr = s.winrate if black else 1.0 - s.winrate
             score = s.score_mean if black else -s.score_mean
             n = max(s.visits, 1)

@@ -192,20 +192,23 @@ class Engine:
         return self.game.candidates(colour)
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
-               should_stop=None, allowed=None):
+               should_stop=None, allowed=None, deeper=()):
         """Search the current position for `colour` until `total` simulations, `deadline`,
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
         `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
-        only those moves.  Returns the number of simulations run."""
+        only those moves, and `deeper[d - 1]` (a set of points) are kept out of the nodes d
+        plies below the root.  Returns the number of simulations run."""
         g = self.game
         policy, prior = self.policy, self.prior  # first: a board-size change renews the trees
         searchers = self._searchers()
-        exclude = np.zeros(g.board.color.shape[0], np.int8)
+        exclude = search.unrestricted(g.board.color.shape[0], 1 + len(deeper))
         b = g.board
         for p in b.empties[:int(b.meta[M_NEMPTY])]:
             if g.illegal_reason(colour, int(p)) == "superko" or (
                     allowed is not None and int(p) not in allowed):
-                exclude[p] = 1
+                exclude[0, p] = 1
+        for d, points in enumerate(deeper, start=1):
+            exclude[d, [p for p in points if p != PASS]] = 1
         root = search.Root(b, colour, g.scoring_komi, exclude)
         self.stopped_early = False
         self._decisions += 1
@@ -342,12 +345,12 @@ class Engine:
 
     # -- deciding --------------------------------------------------------------------------
 
-    def analyze(self, colour, report, interval, should_stop, allowed=None):
+    def analyze(self, colour, report, interval, should_stop, allowed=None, deeper=()):
         """Search until `should_stop()`, calling `report()` every `interval` seconds; with
-        `allowed` (a set of points) the root considers only those moves."""
+        `allowed` and `deeper`, the moves restricted as in `search`."""
         self.stop.clear()
         self.search(colour, report=report, interval=interval, should_stop=should_stop,
-                    allowed=allowed)
+                    allowed=allowed, deeper=deeper)
         report()
 
     def ponder(self, should_stop):
@@ -357,7 +360,7 @@ class Engine:
         self.search(self.game.to_play, should_stop=should_stop)
 
     def genmove(self, colour, cleanup=False, report=None, interval=1.0, should_stop=None,
-                allowed=None):
+                allowed=None, deeper=()):
         """Choose a move for `colour` (not played): a point, PASS, or None to resign.
 
         Passes when nothing useful is left, when the search prefers it, or when the
@@ -365,12 +368,13 @@ class Engine:
         first taken its own live chains out of atari (a ko it just took, say).  With `cleanup`
         (kgs-genmove_cleanup) it never passes while opponent stones are dead on the board, so
         that they get captured.  With `allowed` (GNU Go's restricted_genmove: a set of legal
-        points, PASS among them or not) it answers one of them, never resigning."""
+        points, PASS among them or not) it answers one of them, never resigning; `deeper`
+        restricts the search below the root as in `search`."""
         g = self.game
         start = time.perf_counter()
         self.stop.clear()
         if allowed is not None:
-            return self._restricted_move(colour, allowed, report, interval, should_stop)
+            return self._restricted_move(colour, allowed, report, interval, should_stop, deeper)
         if not self.candidates(colour):
             return PASS
         if cleanup or (g.moves and g.moves[-1][1] == PASS):
@@ -382,7 +386,8 @@ class Engine:
                 rescue = self._rescue_before_passing(colour, dead)
                 return PASS if rescue is None else rescue
         deadline, total = self.think_budget(colour)
-        sims = self.search(colour, deadline, total, report, interval, should_stop)
+        sims = self.search(colour, deadline, total, report, interval, should_stop,
+                           deeper=deeper)
         stats = self.root_stats()
         if cleanup:
             stats = [s for s in stats if s.move != PASS] or stats
@@ -417,11 +422,13 @@ class Engine:
                     return q
         return None
 
-    def _restricted_move(self, colour, allowed, report=None, interval=1.0, should_stop=None):
+    def _restricted_move(self, colour, allowed, report=None, interval=1.0, should_stop=None,
+                         deeper=()):
         """The most visited of the `allowed` moves after a search limited to them (eye-filling
         moves, which the tree never expands, only when nothing else is allowed)."""
         deadline, total = self.think_budget(colour)
-        self.search(colour, deadline, total, report, interval, should_stop, allowed=allowed)
+        self.search(colour, deadline, total, report, interval, should_stop, allowed=allowed,
+                    deeper=deeper)
         stats = [s for s in self.root_stats() if s.move in allowed]
         if stats:
             return stats[0].move
@@ -448,7 +455,7 @@ class Engine:
         # The root only (every simulation is a playout), its moves drawn from the policy too.
         params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
         root = search.Root(g.board, colour, g.scoring_komi,
-                           np.zeros(g.board.color.shape[0], np.int8))
+                           search.unrestricted(g.board.color.shape[0]))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.
         search.run(t, root, self.policy, self.policy, params, playouts,
                    make_rng(self.settings.seed + 17))

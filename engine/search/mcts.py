@@ -52,9 +52,16 @@ from engine.search.tree import allocate, reset_node
 from engine.tactics.ladders import ladder_adjust
 from policies.kernel import move_scores, playout_moves, playout_moves_reading
 
-# What a search starts from: the position, the colour to move, komi, and the root moves the
-# caller forbids (`exclude[p]` = 1: superko, or outside a restricted genmove's set).
+# What a search starts from: the position, the colour to move, komi, and the moves the caller
+# forbids, by depth: `exclude[d, p]` = 1 keeps move p out of the nodes d plies below the root
+# (row 0: superko, or outside a restricted genmove's set; deeper rows: KataGo's allow/avoid
+# with `untildepth`).  Depths past the last row are unrestricted.
 Root = namedtuple("Root", "board to_play komi exclude")
+
+
+def unrestricted(points, depths=1):
+    """An `exclude` that forbids nothing: `depths` rows of zeros."""
+    return np.zeros((depths, points), np.int8)
 
 
 @njit(cache=True)
@@ -205,7 +212,8 @@ def run(tree, root, pol, prior, params, count, rng):
     scratch = copy_board(root_board)  # the playouts' ladder readings' board
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
-        expand(tree, 0, root_board, to_play, prior, params, scores, exclude)
+        expand(tree, 0, root_board, to_play, prior, params, scores, exclude[0])
+    restricted = exclude.shape[0]
     for _ in range(count):
         copy_into(work, root_board)
         work.meta[M_PASSES] = 0  # a finished game is searched afresh
@@ -220,7 +228,8 @@ def run(tree, root, pol, prior, params, count, rng):
                     terminal = True
                     break
                 if depth == max_depth or tree.visits[node] < params.expand_visits or not expand(
-                        tree, node, work, c, prior, params, scores, no_exclusion):
+                        tree, node, work, c, prior, params, scores,
+                        exclude[depth] if depth < restricted else no_exclusion):
                     break
             node = select_child(tree, node, params, rng)
             move = tree.move[node]

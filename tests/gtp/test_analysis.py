@@ -412,6 +412,23 @@ def test_allow_and_avoid_restrict_the_root_moves(make_server):
     assert play == "B2" and server.game.moves[-1] == (BLACK, parse_vertex("B2", 5))
 
 
+def test_untildepth_restricts_the_moves_below_the_root_too(make_server):
+    """`allow w e5,pass 2`: White's reply (ply 1) is E5 or a pass in every variation;
+    `avoid b c3,b2 3`: Black plays neither at ply 0 nor at ply 2."""
+    server = make_server(size=5, playouts=600)
+    reports = parse_stream(server.handle("kata-analyze b 10 allow w e5,pass 2"), 5,
+                           kata=True)[0]
+    replies = {info["pv"][1] for infos in reports for info in infos if len(info["pv"]) > 1}
+    assert replies and replies <= {"E5", "pass"}
+    reports = parse_stream(server.handle("lz-analyze b 10 avoid b c3,b2 3"), 5)[0]
+    pvs = [info["pv"] for infos in reports for info in infos]
+    assert any(len(pv) > 2 for pv in pvs)
+    assert not {pv[i] for pv in pvs for i in (0, 2) if i < len(pv)} & {"C3", "B2"}
+    # A depth of 1 restricts the root alone.
+    reports = parse_stream(server.handle("lz-analyze b 10 avoid b c3 1"), 5)[0]
+    assert not {info["pv"][0] for infos in reports for info in infos} & {"C3"}
+
+
 @pytest.mark.parametrize("line", ["lz-analyze b 10 allow b", "kata-analyze b 10 avoid b c3",
                                   "kata-analyze b 10 ownership maybe",
                                   "kata-analyze b 10 allow b z9 1",

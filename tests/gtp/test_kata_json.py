@@ -51,6 +51,16 @@ def test_values_are_from_blacks_point_of_view_whoever_moves(analyser):
         assert all(i["winrate"] > 0.9 for i in r["moveInfos"] if i["visits"] >= 5)
 
 
+def test_allow_and_avoid_moves_restrict_the_search_as_katagos_do(analyser):
+    (r,) = ask(analyser, id="a", boardXSize=5, maxVisits=300,
+               allowMoves=[{"player": "B", "moves": ["C3", "D4"], "untilDepth": 1}],
+               avoidMoves=[{"player": "W", "moves": ["B2", "B4", "D2"], "untilDepth": 2}])
+    infos = r["moveInfos"]
+    assert infos and {i["move"] for i in infos} <= {"C3", "D4"}
+    replies = {i["pv"][1] for i in infos if len(i["pv"]) > 1}
+    assert replies and not replies & {"B2", "B4", "D2"}
+
+
 @pytest.mark.parametrize("query, words", [
     ({"boardXSize": 9}, "'id'"),
     ({"id": "x"}, "'boardXSize'"),
@@ -61,6 +71,14 @@ def test_values_are_from_blacks_point_of_view_whoever_moves(analyser):
     ({"id": "x", "boardXSize": 9, "analyzeTurns": [3]}, "analyzeTurns"),
     ({"id": "x", "boardXSize": 9, "maxVisits": 0}, "maxVisits"),
     ({"id": "x", "boardXSize": 9, "komi": "lots"}, "komi"),
+    ({"id": "x", "boardXSize": 9, "avoidMoves": [{"player": "B", "moves": ["C3"]}]},
+     "untilDepth"),
+    ({"id": "x", "boardXSize": 9, "allowMoves": [{"player": "X", "moves": [], "untilDepth": 1}]},
+     "player"),
+    ({"id": "x", "boardXSize": 9, "allowMoves": [{"player": "B", "moves": ["Z1"],
+                                                  "untilDepth": 1}]}, "bad vertex"),
+    ({"id": "x", "boardXSize": 5, "moves": [["B", "C3"]],
+      "allowMoves": [{"player": "W", "moves": ["C3"], "untilDepth": 1}]}, "no move"),
 ])
 def test_a_bad_query_is_answered_with_an_error_naming_it(analyser, query, words):
     (r,) = [json.loads(x) for x in analyser.answer(json.dumps(query))]

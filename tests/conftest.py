@@ -105,7 +105,7 @@ class GtpProcess:
         except queue.Empty:
             raise AssertionError(f"{self.name}: no answer within {timeout} s") from None
         if line is None:
-            raise AssertionError(f"{self.name} closed its output; stderr: {''.join(self.stderr_lines[-20:])}")
+            raise AssertionError(f"{self.name} closed its output; stderr: {''.join(l for l in self.stderr_lines[-20:] if l)}")
         return line
 
     def send(self, command, timeout=TIMEOUT):
@@ -124,6 +124,24 @@ class GtpProcess:
         response = parse_one(raw)
         response.raw = raw
         return response
+
+    def write(self, line):
+        """Send a line without waiting (for streams and pipelined commands)."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def read_line(self, timeout=TIMEOUT):
+        """The next raw output line (its newline kept)."""
+        return self._readline(timeout)
+
+    def read_until_blank(self, timeout=TIMEOUT):
+        """The output lines up to the next blank one (newlines stripped)."""
+        lines = []
+        while True:
+            line = self._readline(timeout)
+            if line == "\n":
+                return lines
+            lines.append(line.rstrip("\n"))
 
     def ok(self, command, timeout=TIMEOUT):
         """Send a command that must succeed; return its body."""

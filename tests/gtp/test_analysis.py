@@ -179,21 +179,15 @@ def test_lz_genmove_analyze_in_process_plays_its_move(make_server, colour):
 # -- through gtp_main.py ------------------------------------------------------------------------
 
 def read_line(proc, timeout=180):
-    return proc._readline(timeout)
+    return proc.read_line(timeout)
 
 
 def write(proc, line):
-    proc.proc.stdin.write(line + "\n")
-    proc.proc.stdin.flush()
+    proc.write(line)
 
 
 def read_until_blank(proc, timeout=180):
-    lines = []
-    while True:
-        line = read_line(proc, timeout)
-        if line == "\n":
-            return lines
-        lines.append(line.rstrip("\n"))
+    return proc.read_until_blank(timeout)
 
 
 def quiet(proc, seconds):

@@ -35,8 +35,9 @@ class MatchConfig:
     komi: float = 7.5
     max_moves: int = 0            # 0: 3 * size * size
     main_time: float = 0.0        # seconds per side; 0 with byo_time 0: no clock
-    byo_time: float = 0.0
-    byo_stones: int = 0
+    byo_time: float = 0.0         # a Canadian period's seconds, or a Japanese period's
+    byo_stones: int = 0           # stones a Canadian period must hold
+    byo_periods: int = 0          # > 0: Japanese byo-yomi with this many periods
     move_timeout: float = 600.0   # a move slower than this loses (hung engine)
 
 
@@ -66,8 +67,9 @@ def play_game(engines, names, config, referee=None, opening=()):
         client.send("clear_board")
         client.send(f"komi {config.komi:g}")
         if config.main_time or config.byo_time:
-            client.send(f"time_settings {config.main_time:g} {config.byo_time:g} {config.byo_stones}")
-    clocks = {c: [config.main_time, config.byo_time, config.byo_stones, False] for c in engines}
+            _send_clock(client, config)
+    clocks = {c: [config.main_time, config.byo_time,
+                  config.byo_periods or config.byo_stones, False] for c in engines}
     timed = bool(config.main_time or config.byo_time)
     cap = config.max_moves or 3 * size * size
     result = {"black": names[BLACK], "white": names[WHITE], "moves": 0}
@@ -119,8 +121,24 @@ def play_game(engines, names, config, referee=None, opening=()):
     return result, game
 
 
+def _send_clock(client, config):
+    """The clock's settings to one engine.  Japanese byo-yomi goes as `kgs-time_settings
+    byoyomi` to an engine that knows it, else (as kgsGtp does) as a Canadian period of one
+    stone: the same limit on every move, without the count of periods."""
+    main, byo = f"{config.main_time:g}", f"{config.byo_time:g}"
+    if not config.byo_periods:
+        client.send(f"time_settings {main} {byo} {config.byo_stones}")
+    elif client.send("known_command kgs-time_settings").strip() == "true":
+        client.send(f"kgs-time_settings byoyomi {main} {byo} {config.byo_periods}")
+    else:
+        client.send(f"time_settings {main} {byo} 1")
+
+
 def _spend(clock, used, config):
-    """Charge `used` seconds to a [main, byo, stones_left, in_byo] clock; True if it ran out."""
+    """Charge `used` seconds to a [main, byo, stones_left, in_byo] clock (with Japanese
+    byo-yomi the third is the periods left); True if it ran out."""
+    if config.byo_periods:
+        return _spend_japanese(clock, used, config)
     main, byo, stones, in_byo = clock
     if not in_byo:
         main -= used
@@ -139,6 +157,21 @@ def _spend(clock, used, config):
         byo, stones = config.byo_time, config.byo_stones
     clock[1], clock[2] = byo, stones
     return False
+
+
+def _spend_japanese(clock, used, config):
+    """Japanese byo-yomi: after the main time, a move within one period costs nothing; each
+    whole period a move overruns uses one up; the clock runs out with the last period."""
+    main, _, periods, in_byo = clock
+    if not in_byo:
+        if main - used >= 0:
+            clock[0] = main - used
+            return False
+        clock[0], clock[3] = 0.0, True
+        used = used - main
+    periods -= max(math.ceil(used / config.byo_time) - 1, 0)  # whole periods overrun
+    clock[1], clock[2] = config.byo_time, periods
+    return periods <= 0
 
 
 def _forfeit(result, game, loser, error):

@@ -15,7 +15,8 @@ from sgfmill import sgf
 
 from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import parse_vertex, point
-from engine.lab.match import MatchConfig, _spend, run_match, summary, wilson_interval
+from engine.lab.match import (MatchConfig, _send_clock, _spend, run_match, summary,
+                              wilson_interval)
 from engine.play.game import Game
 
 from conftest import GTP_MAIN, REPO
@@ -82,6 +83,48 @@ def test_spend_main_time_then_canadian_periods_then_out():
     assert not _spend(clock, 2, config) and clock[1] == pytest.approx(3.0) and clock[2] == 1
     # More than the period has left: lost.
     assert _spend(clock, 3.5, config)
+
+
+def test_spend_japanese_periods_are_used_up_by_overruns_only():
+    config = MatchConfig(main_time=10, byo_time=5, byo_periods=3)
+    clock = [10.0, 5.0, 3, False]
+    assert not _spend(clock, 12, config)  # 2 s into byo-yomi: within the first period
+    assert clock == [0.0, 5.0, 3, True]
+    for _ in range(10):                   # any number of moves within a period costs nothing
+        assert not _spend(clock, 4.9, config) and clock[2] == 3
+    assert not _spend(clock, 7, config) and clock[2] == 2    # one period overrun
+    assert not _spend(clock, 5, config) and clock[2] == 2    # exactly a period: still within
+    assert _spend(clock, 10.5, config)                       # past the last two: lost
+
+
+def test_spend_japanese_main_time_overrun_can_lose_at_once():
+    config = MatchConfig(main_time=1, byo_time=2, byo_periods=2)
+    assert _spend([1.0, 2.0, 2, False], 5.5, config)      # 4.5 s into byo-yomi > 2 periods
+    clock = [1.0, 2.0, 2, False]
+    assert not _spend(clock, 4.5, config) and clock[2] == 1  # 3.5 s: one period left
+
+
+class FakeClient:
+    def __init__(self, commands):
+        self.commands, self.sent = commands, []
+
+    def send(self, line, timeout=None):
+        self.sent.append(line)
+        if line.startswith("known_command"):
+            return "true" if line.split()[1] in self.commands else "false"
+        return ""
+
+
+def test_japanese_byo_yomi_is_sent_as_kgs_time_settings_or_one_stone_canadian():
+    config = MatchConfig(main_time=300, byo_time=10, byo_periods=5)
+    kgs, plain = FakeClient({"kgs-time_settings"}), FakeClient(set())
+    _send_clock(kgs, config)
+    _send_clock(plain, config)
+    assert kgs.sent[-1] == "kgs-time_settings byoyomi 300 10 5"
+    assert plain.sent[-1] == "time_settings 300 10 1"
+    canadian = FakeClient({"kgs-time_settings"})
+    _send_clock(canadian, MatchConfig(main_time=60, byo_time=30, byo_stones=5))
+    assert canadian.sent == ["time_settings 60 30 5"]
 
 
 def test_spend_absolute_time_runs_out():

@@ -28,10 +28,13 @@ max_moves_option = click.option("--max-moves", default=0, type=click.IntRange(0)
 @click.option("--referee", default=None, help="GTP command of an engine that settles dead stones.")
 @click.option("--time-settings", "time_settings", default=None, metavar="MAIN,BYO,STONES",
               help="Canadian clock for both sides, sent with time_settings and enforced.")
+@click.option("--byoyomi", default=None, metavar="MAIN,PERIOD,PERIODS",
+              help="Japanese byo-yomi for both sides (kgs-time_settings byoyomi, or a Canadian "
+                   "period of one stone to an engine without it), enforced.")
 @max_moves_option
 @click.option("--names", default="A,B", show_default=True, help="Labels for the two engines.")
 @cluster_options
-def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings,
+def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings, byoyomi,
           max_moves, names, workers, scheduler):
     """Play ENGINE_A against ENGINE_B (GTP command lines, or gnugo[:LEVEL] and
     fuego[:GAMES|:SECONDSs] for those engines on one thread), alternating colours."""
@@ -55,6 +58,18 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
             config.main_time, config.byo_time, config.byo_stones = float(main_time), float(byo), int(stones)
         except ValueError:
             raise click.BadParameter("expected MAIN,BYO,STONES", param_hint="--time-settings") from None
+    if byoyomi:
+        if time_settings:
+            raise click.BadParameter("give one clock", param_hint="--byoyomi/--time-settings")
+        try:
+            main_time, period, periods = byoyomi.split(",")
+            config.main_time, config.byo_time = float(main_time), float(period)
+            config.byo_periods = int(periods)
+            if config.main_time < 0 or config.byo_time <= 0 or config.byo_periods < 1:
+                raise ValueError
+        except ValueError:
+            raise click.BadParameter("expected MAIN,PERIOD,PERIODS (a period > 0, periods >= 1)",
+                                     param_hint="--byoyomi") from None
     labels = tuple(names.split(",", 1)) if "," in names else (names, "B")
     bar = tqdm(total=games, unit="game", file=sys.stderr)
 

@@ -12,8 +12,10 @@ from engine.play.player import Engine, Settings
 from policies import warm_up as warm_up_policies
 
 
-def warm_up():
-    """Run each kernel once; returns the seconds it took."""
+def warm_up(trainers=True):
+    """Run each kernel once; returns the seconds it took.  Without `trainers`, only what a
+    game needs (search, playouts, scoring): the GTP engine leaves the trainers' kernels (the
+    gradients, psi), about 120 MB once loaded, to the commands that use them."""
     start = time.perf_counter()
     engine = Engine(5, 0.5, Settings(playouts=64))
     engine.set_param("rave", 1)
@@ -21,7 +23,8 @@ def warm_up():
         engine.game.play(engine.game.to_play, engine.genmove(engine.game.to_play))
     engine.final_score()
     engine.genmove(BLACK, cleanup=True)
-    warm_up_policies()
+    if trainers:
+        warm_up_policies()
     return time.perf_counter() - start
 
 

@@ -274,7 +274,7 @@ class LeafSearch:
         if size != self.size:
             points = b.color.shape[0]
             self.tree = tree_mod.new_tree(2 * self.playouts + 4096, points)
-            self.exclude = np.zeros(points, np.int8)
+            self.exclude = search.unrestricted(points)
             self.policy = load_policy(self.weights, size)
             self.params = default_params()
             self.size = size

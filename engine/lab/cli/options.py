@@ -52,7 +52,9 @@ def log_to_stderr(verbose):
         return lambda *a: None
 
     def log(*parts):
-        print(*parts, file=sys.stderr, flush=True)
+        # One write per line: the warm-up and search threads log at the same time.
+        sys.stderr.write(" ".join(str(p) for p in parts) + "\n")
+        sys.stderr.flush()
     return log
 
 

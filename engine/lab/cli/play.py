@@ -86,7 +86,8 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     log = log_to_stderr(verbose)
     # Load the compiled kernels in the background: the GUI's first commands are answered at
     # once, and the first search waits on numba's lock only if it has to.
-    threading.Thread(target=lambda: log(f"warm-up {warm_up():.1f} s"), daemon=True).start()
+    threading.Thread(target=lambda: log(f"warm-up {warm_up(trainers=False):.1f} s"),
+                     daemon=True).start()
     try:
         settings = Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder,
                             max_move_seconds=max_move_seconds)

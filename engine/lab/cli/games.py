@@ -1,7 +1,8 @@
 """The commands that play or read games between engines: `simbal match` (two GTP engines),
 `simbal review` (a match folder's escapes into captures), `simbal tournament` (round robin or
-gauntlet, then ratings) and `simbal regress` (GTP regression suites).  Options and output
-only: the work is in engine.lab.match, review, players, tournament and regress."""
+gauntlet, then ratings), `simbal regress` (GTP regression suites) and `simbal agreement`
+(engines' moves compared on a position file).  Options and output only: the work is in
+engine.lab.match, review, players, tournament, regress and agreement."""
 import json
 import sys
 import threading
@@ -234,3 +235,68 @@ def regress(suites, engine_cmd, playouts, parallel, json_path):
     if json_path:
         Path(json_path).write_text(json.dumps({"engine": engine_cmd,
                                                "suites": [asdict(r) for r in results]}, indent=2) + "\n")
+
+
+@click.command()
+@click.argument("positions", type=click.Path(exists=True, dir_okay=False))
+@click.argument("engines", nargs=-1, required=True)
+@click.option("--names", default=None,
+              help="Comma-separated labels for the engines (default: E1,E2,...).")
+@click.option("--max-moves", default=30, show_default=True, type=click.IntRange(0),
+              help="Keep the positions with fewer moves played (0: all).")
+@click.option("--limit", default=200, show_default=True, type=click.IntRange(0),
+              help="At most this many positions, the file's first (0: all).")
+@click.option("--out", "out_dir", default="runs/agreement", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for answers.jsonl and summary.json.")
+def agreement(positions, engines, names, max_moves, limit, out_dir):
+    """How often ENGINES choose the same move in the POSITIONS of a position file: each one's
+    agreement with the file's expert moves, with each other, and its share of moves on lines
+    1-2.  ENGINES are GTP command lines, or gnugo[:LEVEL] and fuego[:GAMES|:SECONDSs]; each is
+    asked with reg_genmove (genmove then undo if it lacks it)."""
+    from engine.gtp.client import EngineFailure
+    from engine.lab.agreement import opening_positions, run_agreement, table
+    from policies.data.files import DataFileError
+
+    try:
+        chosen = opening_positions(positions, max_moves or None, limit or None)
+    except DataFileError as e:
+        raise click.ClickException(str(e)) from None
+    if not chosen:
+        raise click.ClickException(f"{positions}: no position with fewer than {max_moves} moves")
+    labels = _engine_labels(names, len(engines))
+    commands = dict(zip(labels, _agreement_commands(engines, chosen[0].size)))
+    try:
+        with ProgressBar("move") as bar:
+            report = run_agreement(chosen, commands, out_dir, bar)
+    except EngineFailure as e:
+        raise click.ClickException(f"engine failed: {e}") from None
+    click.echo(table(report))
+
+
+def _engine_labels(names, count):
+    """The --names labels, one per engine and all different (E1, E2, ... without --names)."""
+    labels = names.split(",") if names else [f"E{k + 1}" for k in range(count)]
+    if len(labels) != count or len(set(labels)) != count or not all(labels):
+        raise click.BadParameter(f"expected {count} different names, got {names!r}",
+                                 param_hint="--names")
+    return labels
+
+
+def _agreement_commands(engines, size):
+    """The GTP command line of each ENGINES spec, the gnugo and fuego ones checked first."""
+    from engine.lab.players import check_spec, gtp_command
+
+    commands = []
+    for spec in engines:
+        kind = spec.partition(":")[0]
+        if kind in ("policy", "mc1", "mcts"):   # in-process players speak no GTP of their own
+            raise click.BadParameter(f"{spec!r}: give a GTP command line (e.g. "
+                                     "\"python gtp_main.py --playouts 1000\")",
+                                     param_hint="ENGINES")
+        try:
+            if kind in ("gnugo", "fuego"):
+                check_spec(spec, size)
+            commands.append(gtp_command(spec))
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="ENGINES") from None
+    return commands

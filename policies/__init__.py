@@ -18,7 +18,9 @@ builtin (uniform and handcrafted baselines), loader (the functions above), nrt (
 speed helper).
 """
 from policies.kernel import with_gain  # noqa: F401
-from policies.loader import (default_policy_spec, default_prior_spec, load_policy,  # noqa: F401
-                             policy_from_theta, policy_probabilities, warm_up)
+from policies.loader import BUILTIN as BUILTIN_POLICIES  # noqa: F401
+from policies.loader import (WEIGHTS_DIR, default_policy_spec, default_prior_spec, load_policy,  # noqa: F401
+                             policy_from_theta, policy_probabilities, shipped_weights,
+                             warm_up)
 from policies.weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
                               write_weights)

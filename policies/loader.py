@@ -92,6 +92,13 @@ def default_prior_spec(size):
     return str(WEIGHTS_DIR / name) if name else "playout"
 
 
+def shipped_weights(size, priors=False):
+    """The names of the weight files in weights/ made for an NxN board: its tree priors with
+    `priors`, else its playout weights."""
+    files = sorted(p.name for p in WEIGHTS_DIR.glob(f"{size}x{size}-*.json"))
+    return [f for f in files if f.endswith("-prior.json") == priors]
+
+
 def policy_probabilities(b, c, pol):
     """pi(s, a) for colour `c` to move at every point of board `b` (0 for illegal moves and for
     filling one's own eye, which playouts never play), as a float64 array of board length."""

@@ -200,6 +200,7 @@ class AnalysisCommands:
             "plist/Seki stones/final_status_list seki",
             "string/Final score/final_score",
             "param/Search parameters/simbal-param",
+            "param/Engine settings/simbal-settings",
             "string/Board/showboard",
         ])
 

@@ -9,6 +9,8 @@ turns GTP arguments into their calls and their results into GTP text.  Malformed
 answer `? syntax error` and leave the game untouched; rule violations use the spec's words
 (`illegal move`, `cannot undo`, ...).
 """
+from pathlib import Path
+
 from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import COLUMNS, format_vertex, parse_colour, parse_vertex, point
 from engine.gtp.protocol import (SYNTAX_ERROR, GtpError, expect_args, is_gtp_int, parse_float,
@@ -18,7 +20,7 @@ from engine.play.handicap import free_handicap_points, handicap_points
 from engine.play.player import score_text
 from engine.play.sgf import SgfError, load_into, to_sgf
 from engine.search.params import SWITCHES
-from policies import policy_probabilities
+from policies import BUILTIN_POLICIES, WEIGHTS_DIR, policy_probabilities, shipped_weights
 
 
 def variation(colour, moves, size):
@@ -353,6 +355,64 @@ class GoCommands:
         except KeyError:
             raise GtpError(f"unknown parameter {args[0]}") from None
         return ""
+
+    def cmd_simbal__settings(self, args):
+        """Without arguments, the engine's settings in GoGui's `param` format: the rule set,
+        the playout weights and the tree prior (lists of the shipped choices for the board
+        size), pondering, the resign threshold and the per-move time cap; with `name value`,
+        set one (a weight file outside weights/ by its path)."""
+        weights, prior = self._weight_choices()
+        if not args:
+            return "\n".join([
+                f"[list/{'/'.join(RULES)}] rules {self.game.rules}",
+                f"[list/{'/'.join(weights[0])}] weights {weights[1]}",
+                f"[list/{'/'.join(prior[0])}] prior {prior[1]}",
+                f"[bool] ponder {int(self.engine.settings.ponder)}",
+                f"[string] resign {self.engine.settings.resign:g}",
+                f"[string] max_move_time {self.engine.settings.max_move_seconds:g}"])
+        expect_args(args, 2)
+        name, value = args[0].lower(), args[1]
+        settings = self.engine.settings
+        if name == "rules":
+            return self._set_rules(value)
+        if name in ("weights", "prior"):
+            spec = None if value == "default" else (
+                str(WEIGHTS_DIR / value) if "/" not in value and value.endswith(".json")
+                and (WEIGHTS_DIR / value).exists() else value)
+            load = self.engine.load_weights if name == "weights" else self.engine.load_prior
+            return self._load(name, load, [spec])
+        if name == "ponder":
+            if value not in ("0", "1"):
+                raise GtpError("ponder is a switch: 0 or 1")
+            settings.ponder = value == "1"
+        elif name == "resign":
+            threshold = parse_float(value)
+            if not 0.0 <= threshold < 1.0:
+                raise GtpError("resign is a win rate from 0 (never) to below 1")
+            settings.resign = threshold
+        elif name == "max_move_time":
+            seconds = parse_float(value)
+            if not seconds > 0:
+                raise GtpError("max_move_time must be a positive number of seconds")
+            settings.max_move_seconds = seconds
+        else:
+            raise GtpError(f"unknown setting {name}")
+        return ""
+
+    def _weight_choices(self):
+        """((choices, current) for the playout weights, the same for the prior): the shipped
+        files for the board size by name, the built-in policies, and the one in use."""
+        size = self.game.size
+        out = []
+        for spec, extra, priors in ((self.engine.weights, [], False),
+                                    (self.engine.prior_weights, ["playout"], True)):
+            choices = ["default", *extra, *BUILTIN_POLICIES, *shipped_weights(size, priors)]
+            current = "default" if spec is None else (
+                Path(spec).name if Path(spec).parent == WEIGHTS_DIR else spec)
+            if current not in choices:
+                choices.append(current)
+            out.append((choices, current))
+        return out
 
     def cmd_simbal__load_weights(self, args):
         """Switch the playout policy: a weight file, uniform or handcrafted.  A bad file

@@ -471,3 +471,42 @@ def test_gogui_parameter_dialog_shows_switches_as_check_boxes(ask, make_server):
     ok(ask, server, "simbal-param lgr 1")
     assert "[bool] lgr 1" in ok(ask, server, "simbal-param").split("\n")
     assert not ask(server, "simbal-param rave 0.5").ok
+
+
+def settings_dialog(ask, server):
+    """simbal-settings as {name: (type, value)}, each list's value one of its choices."""
+    out = {}
+    for line in ok(ask, server, "simbal-settings").split("\n"):
+        m = re.fullmatch(r"\[(list/\S+|bool|string)\] (\w+) (\S+)", line)
+        assert m, f"not GoGui's param format: {line!r}"
+        kind, name, value = m.groups()
+        if kind.startswith("list/"):
+            assert value in kind.split("/")[1:], line
+        out[name] = (kind, value)
+    return out
+
+
+def test_gogui_engine_settings_offer_the_shipped_choices_and_set_them(ask, make_server):
+    server = make_server(size=9)
+    shown = settings_dialog(ask, server)
+    assert shown["rules"] == ("list/chinese/tromp-taylor", "chinese")
+    assert "9x9-reinforce.json" in shown["weights"][0] and "9x9-prior.json" in shown["prior"][0]
+    assert "9x9-prior.json" not in shown["weights"][0]
+    assert shown["ponder"] == ("bool", "0")
+    for line in ("simbal-settings weights 9x9-apprentice.json", "simbal-settings prior playout",
+                 "simbal-settings rules tromp-taylor", "simbal-settings ponder 1",
+                 "simbal-settings resign 0.25", "simbal-settings max_move_time 4"):
+        ok(ask, server, line)
+    shown = settings_dialog(ask, server)
+    assert shown["weights"][1] == "9x9-apprentice.json" and shown["prior"][1] == "playout"
+    assert server.engine.weights.endswith("weights/9x9-apprentice.json")
+    assert server.game.rules == "tromp-taylor" and server.engine.settings.ponder
+    assert server.engine.settings.resign == 0.25
+    assert server.engine.settings.max_move_seconds == 4
+    for bad in ("simbal-settings weights nosuch.json", "simbal-settings resign 1.5",
+                "simbal-settings ponder 2", "simbal-settings max_move_time 0",
+                "simbal-settings colour red", "simbal-settings rules japanese"):
+        assert not ask(server, bad).ok, bad
+    assert settings_dialog(ask, server) == shown  # the refused lines changed nothing
+    ok(ask, server, "simbal-settings weights default")
+    assert server.engine.weights is None

@@ -69,12 +69,14 @@ def policy_rates(seconds):
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)
+    pattern_19 = load_policy(default_policy_spec(19), 19)
     return {
         "pattern3x3_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=pattern)),
         "pattern3x3_rules_9x9_playouts_per_s":
             round(playout_rate(9, seconds, policy=pattern, rules=default_playout_rules())),
-        "pattern3x3_19x19_playouts_per_s":
-            round(playout_rate(19, seconds, policy=load_policy(default_policy_spec(19), 19))),
+        "pattern3x3_19x19_playouts_per_s": round(playout_rate(19, seconds, policy=pattern_19)),
+        "pattern3x3_rules_19x19_playouts_per_s":
+            round(playout_rate(19, seconds, policy=pattern_19, rules=default_playout_rules())),
         "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
     }
 

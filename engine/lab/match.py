@@ -116,9 +116,20 @@ def play_game(engines, names, config, referee=None, opening=()):
             result["end"] = "passes"
             break
     result["moves"] = len(game.moves)
+    if timed:  # what each side had left: how close the game came to a loss on time
+        result["clock_left"] = {("B" if c == BLACK else "W"): _clock_text(clocks[c], config)
+                                for c in engines}
     if result.get("end") != "resign":
         result.update(_score(game, engines, referee, size))
     return result, game
+
+
+def _clock_text(clock, config):
+    main, byo, left, in_byo = clock
+    if not in_byo:
+        return f"{main:.1f} s main time"
+    unit = "periods" if config.byo_periods else "stones"
+    return f"byo-yomi, {byo:.1f} s and {left} {unit}"
 
 
 def _send_clock(client, config):

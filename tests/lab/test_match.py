@@ -344,6 +344,8 @@ def test_a_timed_match_tells_the_engines_their_clocks(tmp_path):
     assert "time_settings 30 5 3" in commands
     i = commands.index("genmove b")
     assert re.fullmatch(r"time_left b (29|30) 0", commands[i - 1]), commands[i - 1]
+    left = results[0]["clock_left"]
+    assert set(left) == {"B", "W"} and all(v.endswith("s main time") for v in left.values())
 
 
 def test_an_engine_that_overruns_its_clock_forfeits(tmp_path):

@@ -14,7 +14,11 @@ def line_of(p, size):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [19, 13])
+@pytest.mark.parametrize("size", [
+    pytest.param(19, marks=pytest.mark.xfail(
+        strict=True, reason="issue 24: 19x19 still takes H from the handcrafted playout "
+                            "policy; weights/19x19-prior.json has not yet won its strength check")),
+    13])
 def test_the_first_ten_moves_with_the_defaults_keep_off_the_first_two_lines(size):
     e = Engine(size, 7.5, Settings(seed=1))
     moves = []

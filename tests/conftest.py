@@ -105,7 +105,8 @@ class GtpProcess:
         except queue.Empty:
             raise AssertionError(f"{self.name}: no answer within {timeout} s") from None
         if line is None:
-            raise AssertionError(f"{self.name} closed its output; stderr: {''.join(l for l in self.stderr_lines[-20:] if l)}")
+            stderr = "".join(line for line in self.stderr_lines[-20:] if line)
+            raise AssertionError(f"{self.name} closed its output; stderr: {stderr}")
         return line
 
     def send(self, command, timeout=TIMEOUT):

@@ -167,8 +167,9 @@ class GoCommands:
         influence = " ".join(f"{format_vertex(s.move, size)} {s.visits / top:.3f}"
                              for s in stats)
         total = sum(s.visits for s in stats)
-        write(f"gogui-gfx:\nINFLUENCE {influence}\n{variation(colour, stats[0].pv, size)}\nTEXT {total} simulations, best "
-              f"{format_vertex(stats[0].move, size)} {100 * stats[0].winrate:.1f}%\n\n")
+        write(f"gogui-gfx:\nINFLUENCE {influence}\n{variation(colour, stats[0].pv, size)}\n"
+              f"TEXT {total} simulations, best {format_vertex(stats[0].move, size)} "
+              f"{100 * stats[0].winrate:.1f}%\n\n")
 
     def cmd_genmove(self, args):
         return self._genmove(args, cleanup=self.game.cleanup_before_passing)
@@ -376,9 +377,9 @@ class GoCommands:
         if name == "rules":
             return self._set_rules(value)
         if name in ("weights", "prior"):
+            shipped = shipped_weights(self.game.size, priors=name == "prior")
             spec = None if value == "default" else (
-                str(WEIGHTS_DIR / value) if "/" not in value and value.endswith(".json")
-                and (WEIGHTS_DIR / value).exists() else value)
+                str(WEIGHTS_DIR / value) if value in shipped else value)
             load = self.engine.load_weights if name == "weights" else self.engine.load_prior
             return self._load(name, load, [spec])
         if name == "ponder":

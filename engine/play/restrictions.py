@@ -32,7 +32,7 @@ def search_limits(restrictions, to_play, size, legal):
             table[depth] = table.get(depth, set()) | set(r.points)
     allowed = None
     if 0 in allow or 0 in avoid:
-        allowed = allow.get(0, set(legal)) & set(legal) - avoid.get(0, set())
+        allowed = (allow.get(0, set(legal)) & set(legal)) - avoid.get(0, set())
         if not allowed:
             raise ValueError("no move is allowed")
     everywhere = {point(size, r, c) for r in range(size) for c in range(size)}

@@ -42,15 +42,8 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
     from tqdm import tqdm
 
     from engine.lab.match import MatchConfig, run_match, summary
-    from engine.lab.players import check_spec, gtp_command
 
-    try:
-        for spec in (engine_a, engine_b):
-            if spec.partition(":")[0] in ("gnugo", "fuego"):
-                check_spec(spec, size)
-        engine_a, engine_b = gtp_command(engine_a), gtp_command(engine_b)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+    engine_a, engine_b = _gtp_commands((engine_a, engine_b), size, "ENGINE_A/ENGINE_B")
 
     config = MatchConfig(size=size, komi=komi, max_moves=max_moves)
     if time_settings:
@@ -264,7 +257,7 @@ def agreement(positions, engines, names, max_moves, limit, out_dir):
     if not chosen:
         raise click.ClickException(f"{positions}: no position with fewer than {max_moves} moves")
     labels = _engine_labels(names, len(engines))
-    commands = dict(zip(labels, _agreement_commands(engines, chosen[0].size)))
+    commands = dict(zip(labels, _gtp_commands(engines, chosen[0].size, "ENGINES")))
     try:
         with ProgressBar("move") as bar:
             report = run_agreement(chosen, commands, out_dir, bar)
@@ -282,21 +275,22 @@ def _engine_labels(names, count):
     return labels
 
 
-def _agreement_commands(engines, size):
-    """The GTP command line of each ENGINES spec, the gnugo and fuego ones checked first."""
+def _gtp_commands(specs, size, hint):
+    """The GTP command line of each engine spec (a command line, or gnugo[:LEVEL] /
+    fuego[:...], checked for the board size first)."""
     from engine.lab.players import check_spec, gtp_command
 
     commands = []
-    for spec in engines:
+    for spec in specs:
         kind = spec.partition(":")[0]
         if kind in ("policy", "mc1", "mcts"):   # in-process players speak no GTP of their own
             raise click.BadParameter(f"{spec!r}: give a GTP command line (e.g. "
                                      "\"python gtp_main.py --playouts 1000\")",
-                                     param_hint="ENGINES")
+                                     param_hint=hint)
         try:
             if kind in ("gnugo", "fuego"):
                 check_spec(spec, size)
             commands.append(gtp_command(spec))
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="ENGINES") from None
+            raise click.BadParameter(str(e), param_hint=hint) from None
     return commands

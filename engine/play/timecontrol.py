@@ -2,15 +2,21 @@
 
 Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left`
 said, and turns it into a number of seconds for the next move: main time is spread over the
-moves the game still probably needs (more of it in the middle game), byo-yomi
-periods are spent evenly over their stones, and a safety margin covers the
-GTP round trip and the controller's own clock.  Without time settings the
+moves the game still probably needs (less of it on a nearly empty board, more in the
+middle game), byo-yomi periods are spent evenly over their stones, and a safety margin
+covers the GTP round trip and the controller's own clock.  Without time settings the
 engine thinks for a fixed number of playouts or seconds instead.
 """
 from dataclasses import dataclass
 
 SAFETY_SECONDS = 0.3   # network/GUI latency and our own overhead per move
 SAFETY_FRACTION = 0.1  # of whatever remains
+# On a nearly empty board the tree prior's opening knowledge decides and more search
+# changes little (Pachi's fuseki_end spends less there for the same reason): the main
+# time's share starts at OPENING_WEIGHT and rises linearly to the full share over the first
+# OPENING_SHARE of the board's points in moves (18 on 19x19, 4 on 9x9).
+OPENING_WEIGHT = 0.5
+OPENING_SHARE = 0.05
 
 
 @dataclass
@@ -93,6 +99,9 @@ class TimeControl:
         # Middle game (a fifth to a half of the expected game) deserves more.
         phase = moves_played / expected_game
         weight = 1.5 if 0.2 <= phase <= 0.5 else 1.0
+        opening_moves = OPENING_SHARE * board_points
+        if moves_played < opening_moves:
+            weight *= OPENING_WEIGHT + (1 - OPENING_WEIGHT) * moves_played / opening_moves
         from_main = c.main * (1 - SAFETY_FRACTION) / left * weight if c.main > 0 else 0.0
         if c.increment > 0:
             # Fischer: each move may spend its increment on top of its share of the clock, but

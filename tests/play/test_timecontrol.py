@@ -5,7 +5,7 @@ Japanese byo-yomi, and simulated games that never run out of time.
 import pytest
 
 from engine.core.board import BLACK, WHITE
-from engine.play.timecontrol import SAFETY_SECONDS, TimeControl
+from engine.play.timecontrol import OPENING_SHARE, OPENING_WEIGHT, SAFETY_SECONDS, TimeControl
 
 # -- time control ---------------------------------------------------------------------------------
 
@@ -41,6 +41,20 @@ def test_absolute_time_spends_most_in_the_middle_game(main, points):
     # At the same remaining time, the middle game's move gets more than the opening's.
     tc.time_left(BLACK, main, 0)
     assert tc.budget(BLACK, int(0.3 * expected_game), points) > tc.budget(BLACK, 0, points)
+
+
+@pytest.mark.parametrize("points", [81, 169, 361])
+def test_the_first_moves_get_less_than_the_opening_after_them(points):
+    """On a nearly empty board the budget ramps up: move 0 gets about half of what the
+    same clock gives once the ramp is over, and the ramp rises without a step back."""
+    tc = TimeControl()
+    tc.set_canadian(600, 0, 0)
+    ramp_end = int(OPENING_SHARE * points) + 1
+    budgets = [tc.budget(BLACK, k, points) for k in range(ramp_end + 1)]
+    assert budgets == sorted(budgets)
+    # About OPENING_WEIGHT of the full share (the safety margin takes a little more off).
+    assert 0.6 * OPENING_WEIGHT * budgets[ramp_end] < budgets[0]
+    assert budgets[0] < 1.1 * OPENING_WEIGHT * budgets[ramp_end]
 
 
 @pytest.mark.parametrize("remaining", [0.5, 1.0, 2.0, 5.0, 30.0, 300.0, 3600.0])

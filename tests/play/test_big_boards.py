@@ -16,8 +16,8 @@ def line_of(p, size):
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [
     pytest.param(19, marks=pytest.mark.xfail(
-        strict=True, reason="issue 24: 19x19 still takes H from the handcrafted playout "
-                            "policy; weights/19x19-prior.json has not yet won its strength check")),
+        strict=True, reason="issue 24: with the 19x19 prior (the default) seed 1 still plays a "
+                            "fight on the right side onto the second line at moves 6-9")),
     13])
 def test_the_first_ten_moves_with_the_defaults_keep_off_the_first_two_lines(size):
     e = Engine(size, 7.5, Settings(seed=1))

@@ -332,7 +332,8 @@ class Engine:
     def think_budget(self, colour):
         """(deadline or None, simulation count or None) for the next decision."""
         g = self.game
-        seconds = self.clock.budget(colour, len(g.moves), g.size * g.size)
+        seconds = self.clock.budget(colour, len(g.moves), g.size * g.size,
+                                    int(g.board.meta[M_NEMPTY]))
         if seconds is not None:
             seconds = min(seconds, self.settings.max_move_seconds)
             if self.clock.move_cap is not None:

@@ -2,8 +2,8 @@
 
 Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left`
 said, and turns it into a number of seconds for the next move: main time is spread over the
-moves the game still probably needs (less of it on a nearly empty board, more in the
-middle game), byo-yomi periods are spent evenly over their stones, and a safety margin
+moves the game still probably needs, judged from the empty points left (less of it on a
+nearly empty board, more in the middle game), byo-yomi periods are spent evenly over their stones, and a safety margin
 covers the GTP round trip and the controller's own clock.  Without time settings the
 engine thinks for a fixed number of playouts or seconds instead.
 """
@@ -15,8 +15,22 @@ SAFETY_FRACTION = 0.1  # of whatever remains
 # changes little (Pachi's fuseki_end spends less there for the same reason): the main
 # time's share starts at OPENING_WEIGHT and rises linearly to the full share over the first
 # OPENING_SHARE of the board's points in moves (18 on 19x19, 4 on 9x9).
-OPENING_WEIGHT = 0.5
+OPENING_WEIGHT = 0.4
 OPENING_SHARE = 0.05
+# Moves a game still needs, from the empty points (Pachi's board_estimated_moves_left): games
+# end, by resignation or after the dame, with about GAME_END_EMPTY of the board's points still
+# empty, one move filling one point; fitted to 9x9, 13x13 and 19x19 match records (BENCHMARKS,
+# session 16), where a fixed 0.9 x points + 20 moves left half of a 13x13 clock unused.
+GAME_END_EMPTY = 0.25
+# Never plan for fewer than MIN_MOVES_SHARE of the points plus MIN_MOVES moves (both
+# players'): fights and captures prolong endgames, and a floor keeps the spending geometric.
+MIN_MOVES_SHARE = 0.15
+MIN_MOVES = 10
+# The middle game, where reading decides most, gets MIDDLE_WEIGHT times the share: from
+# MIDDLE_START to MIDDLE_END of the board's points filled.
+MIDDLE_WEIGHT = 1.5
+MIDDLE_START = 0.1
+MIDDLE_END = 0.4
 
 
 @dataclass
@@ -85,20 +99,23 @@ class TimeControl:
             clock.main = float(seconds)
         self.clocks[colour] = clock
 
-    def budget(self, colour, moves_played, board_points):
-        """Seconds to think for `colour`'s next move, or None when time is unlimited."""
+    def budget(self, colour, moves_played, board_points, empty_points=None):
+        """Seconds to think for `colour`'s next move, or None when time is unlimited.
+        `empty_points` defaults to the points no move has filled (no captures)."""
         if not self.limited:
             return None
         c = self.clocks.get(colour)
         if c is None:
             s = self.settings
             c = Clock(s.main, s.byo_time, s.byo_stones, s.periods, 0, s.increment)
-        # Moves this player still has to make, by a rough model of game length.
-        expected_game = 0.9 * board_points + 20
-        left = max(expected_game - moves_played, 0.25 * board_points + 10) / 2
-        # Middle game (a fifth to a half of the expected game) deserves more.
-        phase = moves_played / expected_game
-        weight = 1.5 if 0.2 <= phase <= 0.5 else 1.0
+        if empty_points is None:
+            empty_points = max(board_points - moves_played, 0)
+        # Moves this player still has to make.
+        game_left = max(empty_points - GAME_END_EMPTY * board_points,
+                        MIN_MOVES_SHARE * board_points + MIN_MOVES)
+        left = game_left / 2
+        filled = 1 - empty_points / board_points
+        weight = MIDDLE_WEIGHT if MIDDLE_START <= filled <= MIDDLE_END else 1.0
         opening_moves = OPENING_SHARE * board_points
         if moves_played < opening_moves:
             weight *= OPENING_WEIGHT + (1 - OPENING_WEIGHT) * moves_played / opening_moves

@@ -5,7 +5,8 @@ Japanese byo-yomi, and simulated games that never run out of time.
 import pytest
 
 from engine.core.board import BLACK, WHITE
-from engine.play.timecontrol import OPENING_SHARE, OPENING_WEIGHT, SAFETY_SECONDS, TimeControl
+from engine.play.timecontrol import (MIDDLE_END, MIDDLE_START, OPENING_SHARE, OPENING_WEIGHT,
+                                     SAFETY_SECONDS, TimeControl)
 
 # -- time control ---------------------------------------------------------------------------------
 
@@ -24,23 +25,44 @@ def test_no_time_settings_means_no_budget():
 def test_absolute_time_spends_most_in_the_middle_game(main, points):
     tc = TimeControl()
     tc.set_canadian(main, 0, 0)
-    expected_game = 0.9 * points + 20
     left, spent = float(main), {}
-    for k in range(0, int(expected_game) + 1, 2):
+    for k in range(0, points, 2):
         b = tc.budget(BLACK, k, points)
         spent[k] = b
         left -= b
         tc.time_left(BLACK, left, 0)
-    phase = {k: k / expected_game for k in spent}
-    opening = [b for k, b in spent.items() if phase[k] < 0.2]
-    middle = [b for k, b in spent.items() if 0.2 <= phase[k] <= 0.5]
-    endgame = [b for k, b in spent.items() if phase[k] > 0.5]
+    filled = {k: k / points for k in spent}
+    opening = [b for k, b in spent.items() if filled[k] < MIDDLE_START]
+    middle = [b for k, b in spent.items() if MIDDLE_START <= filled[k] <= MIDDLE_END]
+    endgame = [b for k, b in spent.items() if filled[k] > MIDDLE_END]
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
     assert mean(middle) > mean(opening)
     assert mean(middle) > mean(endgame)
     # At the same remaining time, the middle game's move gets more than the opening's.
     tc.time_left(BLACK, main, 0)
-    assert tc.budget(BLACK, int(0.3 * expected_game), points) > tc.budget(BLACK, 0, points)
+    assert tc.budget(BLACK, int(0.3 * points), points) > tc.budget(BLACK, 0, points)
+
+
+@pytest.mark.parametrize("points, length", [(81, 55), (169, 105), (361, 250)])
+def test_a_game_of_usual_length_spends_most_of_the_clock(points, length):
+    """Games end, by resignation or after the dame, with about a quarter of the board empty
+    (match records, BENCHMARKS session 16): a game of the usual length leaves less than a
+    quarter of the main time unused (a fixed 0.9 x points + 20 moves left about half)."""
+    tc = TimeControl()
+    tc.set_canadian(120, 0, 0)
+    left = 120.0
+    for k in range(0, length, 2):
+        left -= tc.budget(BLACK, k, points)
+        tc.time_left(BLACK, left, 0)
+    assert 0 < left < 0.25 * 120
+
+
+def test_captures_leave_more_moves_to_plan_for():
+    """The same move number with more empty points (stones were captured) means more game
+    ahead, so a smaller share of the clock now."""
+    tc = TimeControl()
+    tc.set_canadian(300, 0, 0)
+    assert tc.budget(BLACK, 80, 169, empty_points=120) < tc.budget(BLACK, 80, 169, empty_points=89)
 
 
 @pytest.mark.parametrize("points", [81, 169, 361])

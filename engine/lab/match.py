@@ -12,7 +12,9 @@ Results go to a folder: one SGF per game and `results.jsonl`, one line per
 game, which is also what makes a match resumable: games already recorded are
 not played again.  Games run as units on a cluster (engine/parallel/cluster.py: this process,
 local Dask worker processes or a remote Dask cluster), each worker with its own pair of
-engine processes kept alive across its games.
+engine processes kept alive across its games.  `{seed}` in an engine's command line becomes
+the number of the first game that process plays, so an engine restarted after a crash (or
+by a worker that starts afresh) does not replay an earlier game move for move.
 """
 import json
 import math
@@ -240,6 +242,11 @@ class _Clients:
                 c.close()
 
 
+def seeded(cmd, game):
+    """`cmd` with `{seed}` replaced by the number of the game its process starts with."""
+    return cmd.replace("{seed}", str(game))
+
+
 def play_one(i, cmd_a, cmd_b, referee_cmd, config, names):
     """One work unit: game `i` of a match (A is Black when i is even) on this worker's pair of
     engines; (result dict, SGF bytes or None).  An engine that failed is dropped, so the next
@@ -248,7 +255,7 @@ def play_one(i, cmd_a, cmd_b, referee_cmd, config, names):
     black_is_a = i % 2 == 0
     game = None
     try:
-        clients = worker_cache(key, lambda: _Clients(cmd_a, cmd_b, referee_cmd))
+        clients = worker_cache(key, lambda: _Clients(seeded(cmd_a, i), seeded(cmd_b, i), referee_cmd))
         engines = ({BLACK: clients.a, WHITE: clients.b} if black_is_a
                    else {BLACK: clients.b, WHITE: clients.a})
         labels = ({BLACK: names[0], WHITE: names[1]} if black_is_a

@@ -241,6 +241,22 @@ def test_a_crashed_engine_is_restarted_for_the_next_game(tmp_path):
     assert results[1]["a_wins"] is not None
 
 
+def test_seed_placeholder_is_the_first_game_of_each_engine_process(tmp_path):
+    """`{seed}` in a command line: each process gets the number of the game it starts with;
+    after game 0's crash both engines restart for game 1 with seed 1, and game 2 is played by
+    the same processes."""
+    out = tmp_path / "out"
+    seeds = tmp_path / "seeds.txt"
+    starter = tmp_path / "starter.py"
+    starter.write_text(f"import sys, runpy\nopen({str(seeds)!r}, 'a').write(sys.argv[1] + '\\n')\n"
+                       "sys.argv = sys.argv[2:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+    crasher = fake_engine(tmp_path, "crash-once").split()[-1]
+    passer = fake_engine(tmp_path, "pass").split()[-1]
+    run_match(f"{sys.executable} {starter} a{{seed}} {crasher}",
+              f"{sys.executable} {starter} b{{seed}} {passer}", 3, out, MatchConfig(size=5, komi=7.5))
+    assert sorted(seeds.read_text().split()) == ["a0", "a1", "b0", "b1"]
+
+
 def test_the_opponent_of_a_forfeiting_engine_scores_the_win(tmp_path):
     out = tmp_path / "out"
     results = run_match(fake_engine(tmp_path, "pass"), fake_engine(tmp_path, "occupied"), 2, out,

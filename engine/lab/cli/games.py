@@ -38,7 +38,10 @@ max_moves_option = click.option("--max-moves", default=0, type=click.IntRange(0)
 def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings, byoyomi,
           max_moves, names, workers, scheduler):
     """Play ENGINE_A against ENGINE_B (GTP command lines, or gnugo[:LEVEL] and
-    fuego[:GAMES|:SECONDSs] for those engines on one thread), alternating colours."""
+    fuego[:GAMES|:SECONDSs] for those engines on one thread), alternating colours.  `{seed}`
+    in a command line becomes the number of the first game its process plays (e.g. `python
+    gtp_main.py --seed {seed}`): engines are kept across a worker's games, and a restarted one
+    would otherwise replay an earlier game."""
     from tqdm import tqdm
 
     from engine.lab.match import MatchConfig, run_match, summary

@@ -40,3 +40,25 @@ class TwoStep:
         v, g = self.estimates(pol, item)
         bias = item.value - v
         return bias * g, bias * bias, 0
+
+
+def imbalance_report(path, weights="uniform"):
+    """`simbal eval twostep`: the two-step imbalance B_2 (mean of (Vhat(s1) - V2)^2 over the
+    depth-2 trees of `path`) of the playout policy `weights` (a weight file or uniform), with
+    a bootstrap 95% interval and the mean signed bias: the trainer's objective, measured on
+    trees it may not have seen (does it generalise, or only fit its training trees?)."""
+    from policies.data.evaluate import mse_with_interval
+    from policies.loader import builtin_theta, load_policy, policy_from_theta
+    from policies.train.inputs import load_items
+
+    items = load_items(path, need=("value", "tree"))
+    size = int(items[0].board.meta[0])
+    pol = (policy_from_theta("shape2x2", builtin_theta("uniform", "shape2x2", size), size)
+           if weights == "uniform" else load_policy(weights, size, strict=True))
+    trainer = TwoStep(items, {})
+    v2 = np.array([trainer.estimates(pol, it)[0] for it in items])
+    labels = np.array([it.value for it in items])
+    result = mse_with_interval(v2, labels)
+    return {"imbalance": result["mse"], "lo": result["lo"], "hi": result["hi"],
+            "n": result["n"], "mean_bias": float(np.mean(labels - v2)),
+            "weights": str(weights), "trees": str(path)}

@@ -18,7 +18,7 @@ import json
 import signal
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,11 @@ from policies.train.inputs import checksum
 from policies.weights import feature_names, read_weights, write_weights
 
 SCHEDULES = ("constant", "inverse", "linear")
+OPTIMIZERS = ("sgd", "adam")
+# Adam's moment decays and its guard against a zero second moment (Kingma & Ba's defaults).
+ADAM_BETA1 = 0.9
+ADAM_BETA2 = 0.999
+ADAM_EPSILON = 1e-8
 # A batch goes to a distributed cluster only when the cluster has more workers than this
 # machine has cores and each worker's share computes at least this long (a Dask round trip
 # costs milliseconds, and the batch ends when its slowest share does).  Otherwise (the paper's
@@ -58,6 +63,10 @@ class Settings:
     eval_sims: int = 100
     eval_seed: int = 12345
     hyper: dict = field(default_factory=dict)   # the trainer's own hyper-parameters
+    # sgd: theta += alpha_t * (a batch's summed steps); adam: the same steps through Adam's
+    # moment estimates, so alpha_t is about how far each weight moves per update (Leela tuned
+    # its playout patterns by simulation balancing with Adam).
+    optimizer: str = "sgd"
 
     def step_size(self, t):
         if self.schedule == "inverse":
@@ -95,6 +104,28 @@ def tracked_names(feature_set, size):
     return [n for n in names if not n.startswith("pat:")]
 
 
+class Adam:
+    """Adam's update (Kingma & Ba 2015) of the ascent direction: per-weight steps of about
+    alpha_t, whatever the scale of each weight's gradient.  Its moments are part of the
+    checkpoint, so a resumed run is the uninterrupted one."""
+
+    def __init__(self, n, state=None):
+        self.m = np.zeros(n) if state is None else np.array(state["m"], dtype=np.float64)
+        self.v = np.zeros(n) if state is None else np.array(state["v"], dtype=np.float64)
+        self.t = 0 if state is None else int(state["t"])
+
+    def step(self, direction, alpha):
+        self.t += 1
+        self.m = ADAM_BETA1 * self.m + (1 - ADAM_BETA1) * direction
+        self.v = ADAM_BETA2 * self.v + (1 - ADAM_BETA2) * direction * direction
+        m_hat = self.m / (1 - ADAM_BETA1 ** self.t)
+        v_hat = self.v / (1 - ADAM_BETA2 ** self.t)
+        return alpha * m_hat / (np.sqrt(v_hat) + ADAM_EPSILON)
+
+    def state(self):
+        return {"m": self.m.tolist(), "v": self.v.tolist(), "t": self.t}
+
+
 class Checkpoint:
     """theta, iteration, counters and the curve so far, written atomically as JSON (floats
     round-trip exactly) every `seconds` and when training stops or is interrupted."""
@@ -112,6 +143,9 @@ class Checkpoint:
         except (OSError, ValueError) as err:
             raise ValueError(f"{self.path}: unreadable checkpoint ({err})") from None
         saved = dict(doc.get("settings", {}))
+        for f in fields(Settings):   # settings added since the checkpoint: their defaults
+            if f.default is not MISSING:
+                saved.setdefault(f.name, f.default)
         mine = asdict(settings)
         # Only the length of the run may change between an interrupted run and its resumption.
         saved.pop("iterations", None)
@@ -233,6 +267,9 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         theta[:] = state["theta"]
         sync_theta(pol)
         state["settings"] = asdict(settings)
+    if settings.optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {settings.optimizer!r} (one of {', '.join(OPTIMIZERS)})")
+    adam = Adam(theta.shape[0], state.get("adam")) if settings.optimizer == "adam" else None
     curve = state["curve"]
     count = trainer.count()
     order_epoch = -1
@@ -248,6 +285,8 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
 
     def snapshot():
         state["theta"] = theta.tolist()
+        if adam is not None:
+            state["adam"] = adam.state()
         ckpt.save(state)
 
     start_t = state["iteration"]
@@ -283,7 +322,10 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
                     state["objective"] = (objective if state["objective"] is None
                                           else 0.99 * state["objective"] + 0.01 * objective)
             state["units"] += len(results)
-            theta += settings.step_size(t) * total
+            if adam is None:
+                theta += settings.step_size(t) * total
+            else:
+                theta += adam.step(total, settings.step_size(t))
             sync_theta(pol)
             state["iteration"] = t + 1
             state["seconds"] = time.monotonic() - t0

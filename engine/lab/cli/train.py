@@ -43,6 +43,10 @@ step_options = option_group(
                  type=click.Choice(["constant", "inverse", "linear"]),
                  help="inverse: alpha/(1+t/decay); linear: down to 0 at the last iteration."),
     click.option("--decay", default=1000.0, show_default=True, type=float),
+    click.option("--optimizer", default="sgd", show_default=True,
+                 type=click.Choice(["sgd", "adam"]),
+                 help="sgd: steps of alpha x the gradient estimate; adam: Adam's per-weight "
+                      "steps of about alpha (try alpha 0.01)."),
     click.option("--iterations", default=1000, show_default=True, type=click.IntRange(1),
                  help="Updates (each over --batch positions or games)."),
     click.option("--batch", default=2, show_default=True, type=click.IntRange(1)),
@@ -89,7 +93,7 @@ output_options = option_group(
 
 # The keyword arguments of policies.train.make_settings that are options of their own.
 SETTINGS = ("data", "test", "size", "features", "alpha", "schedule", "decay", "iterations",
-            "batch", "seed", "init", "eval_every", "eval_sims")
+            "batch", "seed", "init", "eval_every", "eval_sims", "optimizer")
 
 
 @click.command("train")

@@ -4,6 +4,7 @@ does not change the result, checkpoints of other settings are refused, and the o
 written; the `simbal train` command end to end on a position file."""
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -58,20 +59,45 @@ def train(tmp_path, name, trainer, s, resume=False, cluster=None):
     return read_weights(out), json.loads(curve.read_text())
 
 
-def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items):
-    whole, whole_curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings())
+@pytest.mark.parametrize("optimizer, alpha", [("sgd", 2.0), ("adam", 0.1)])
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, items, optimizer,
+                                                                      alpha):
+    s = settings(optimizer=optimizer, alpha=alpha)
+    whole, whole_curve = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), s)
     stopped = Interrupting(Balance(items, {"m": 4, "n": 4}), after=20)
     with pytest.raises(KeyboardInterrupt):
-        train(tmp_path, "b", stopped, settings())
+        train(tmp_path, "b", stopped, s)
     saved = json.loads((tmp_path / "b.ckpt.json").read_text())
     assert 0 < saved["iteration"] < 12
-    resumed, resumed_curve = train(tmp_path, "b", Balance(items, {"m": 4, "n": 4}), settings(),
+    assert ("adam" in saved) == (optimizer == "adam")
+    resumed, resumed_curve = train(tmp_path, "b", Balance(items, {"m": 4, "n": 4}), s,
                                    resume=True)
     assert any(v != 0 for v in whole.weights.values())
     assert resumed.weights == whole.weights
     assert resumed_curve["weights"] == whole_curve["weights"]
-    other_seed, _ = train(tmp_path, "d", Balance(items, {"m": 4, "n": 4}), settings(seed=5))
+    other_seed, _ = train(tmp_path, "d", Balance(items, {"m": 4, "n": 4}),
+                          settings(optimizer=optimizer, alpha=alpha, seed=5))
     assert other_seed.weights != whole.weights
+
+
+def test_adam_moves_every_weight_by_about_alpha_whatever_its_gradient_scale():
+    adam = loop.Adam(3)
+    direction = np.array([1e-4, 1.0, -50.0])
+    for _ in range(5):
+        step = adam.step(direction, 0.01)
+        assert np.allclose(np.abs(step), 0.01, rtol=1e-3)
+        assert np.all(np.sign(step) == np.sign(direction))
+
+
+def test_a_checkpoint_from_before_the_optimizer_setting_still_resumes(tmp_path, items):
+    train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(iterations=2))
+    path = tmp_path / "a.ckpt.json"
+    doc = json.loads(path.read_text())
+    del doc["settings"]["optimizer"]
+    path.write_text(json.dumps(doc))
+    resumed, _ = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(iterations=3),
+                       resume=True)
+    assert resumed.provenance["updates"] == 3
 
 
 @pytest.mark.parametrize("cores, ship_seconds, where", [(1, 0.0, "local (2 processes)"),

@@ -18,9 +18,9 @@ from train_helpers import (exact_value, games, make_items, nweights, random_thet
                            small_positions)
 
 
-def trained(tmp_path, name, items, hyper, alpha, iterations, batch=2):
+def trained(tmp_path, name, items, hyper, alpha, iterations, batch=2, optimizer="sgd"):
     s = Settings(trainer=name, size=5, alpha=alpha, iterations=iterations, batch=batch,
-                 seed=1, hyper=hyper)
+                 seed=1, hyper=hyper, optimizer=optimizer)
     trainer = make_trainer(name, items, hyper)
     run(trainer, s, tmp_path / "w.json", tmp_path / "c.json", tmp_path / "k.json",
         progress=False)
@@ -77,6 +77,8 @@ def test_balance_reduces_the_full_imbalance(tmp_path, positions, teacher):
         return np.mean([(v - exact_value(b, c, shape_policy(theta))) ** 2
                         for (b, c), v in zip(positions, labels)])
     theta = trained(tmp_path, "balance", items, {"m": 8, "n": 8}, 4.0, 100)
+    assert imbalance(theta) < 0.7 * imbalance(np.zeros(nweights()))
+    theta = trained(tmp_path, "balance", items, {"m": 8, "n": 8}, 0.05, 100, optimizer="adam")
     assert imbalance(theta) < 0.7 * imbalance(np.zeros(nweights()))
 
 

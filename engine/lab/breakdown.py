@@ -15,8 +15,8 @@ does (borrowed: policies/nrt.py), so that each stage costs what it costs there. 
 - `features`: re-evaluating those points' local weights and the row sums
   (`policies.softmax._refresh_points`), with the per-playout set-up (`new_state`);
 - `draw`: the move's context factors (distance to the last moves, ko), the draw and its undo
-  (`_begin`, `_draw`, `_end`): the full loop, which replays the same games because it draws
-  from the same seed;
+  (`_begin`, `_draw`, `_end`): the rest of the production loop (`run_playout`, timed whole),
+  which replays the same games because it draws from the same seed;
 - `nakade`, `fights`: the playout rules' readings (`nakade_reply`, `fight_replies`), timed on
   top of the board replay as the search asks them at every move.
 
@@ -28,65 +28,31 @@ import time
 import numpy as np
 from numba import njit
 
-from engine.core.board import (BLACK, M_MOVES, M_PASSES, M_SIZE, M_WIDTH, PASS, copy_board,
-                               copy_into, new_board, play)
-from engine.core.rng import make_rng, rand_float
+from engine.core.board import BLACK, M_MOVES, M_WIDTH, copy_board, copy_into, new_board, play
+from engine.core.rng import make_rng
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
 from policies.features import play_and_mark
 from policies.nrt import borrow, borrowed_board
-from policies.playout import move_cap
-from policies.softmax import (MISC_DSTAMP, MISC_NDIRTY, _begin, _draw, _end, _refresh_points,
-                              new_state)
+from policies.softmax import (MISC_DSTAMP, MISC_NDIRTY, NO_RULES, _refresh_points, new_state,
+                              run_playout)
 
 END = -9            # marks the end of a recorded game
 STAGES = ("board", "marking", "features", "draw", "nakade", "fights")
 
 
 @njit(cache=True, nogil=True)
-def _play_out(b0, work, pol, rng, games, record):
-    """`games` policy playouts from b0 (Black first) on `work` (a board of its size), moves into
-    record[i] (END after the last): run_playout's loop without rules or replies (the context,
-    the draw, play_and_mark and the refresh)."""
-    b = borrowed_board(work)   # the caller's board (work), as the search's playouts do
-    color, head, libs, csize, nxt, meta, mark = (b.color, b.head, b.libs, b.csize, b.nxt,
-                                                 b.meta, b.mark)
-    etheta, pclass, theta = borrow(pol.etheta), borrow(pol.pclass), borrow(pol.theta)
-    sq_ld, sq_li, pt_ld, eye = borrow(pol.sq_ld), borrow(pol.sq_li), borrow(pol.pt_ld), borrow(pol.eye)
-    p3 = True
+def _play_out(b0, work, scratch, pol, rng, games, record):
+    """`games` policy playouts from b0 (Black first) on `work` (a board of its size) by the
+    production loop itself (policies.softmax.run_playout, no rules or replies), their moves
+    into record[i] (END after the last)."""
+    owner = np.zeros(b0.color.shape[0], np.int8)
+    no_grad = np.zeros((2, 0))
+    no_replies = np.zeros((2, 0), np.int32)
     for i in range(games):
-        copy_into(b, b0)
-        st = new_state(b, pol, True)
-        code, wt, rows, rowmax = borrow(st.code), borrow(st.wt), borrow(st.rows), borrow(st.rowmax)
-        fac, ctx, dirty, dmark = borrow(st.fac), borrow(st.ctx), borrow(st.dirty), borrow(st.dmark)
-        dfull, wmark, tact = borrow(st.dfull), borrow(st.wmark), borrow(st.tact)
-        rowflag, rowadj, fidx = borrow(st.rowflag), borrow(st.rowadj), borrow(st.fidx)
-        fval, done, misc = borrow(st.fval), borrow(st.done), borrow(st.misc)
-        rowof, line = borrow(st.rowof), borrow(st.line)
-        npts = color.shape[0]
-        n = meta[M_SIZE]
-        w = meta[M_WIDTH]
-        cap = min(move_cap(b), record.shape[1] - 1)
-        c = BLACK
-        t = 0
-        while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
-            total = _begin(meta, npts, rowof, wt, fac, ctx, rowflag, rowadj, rows, etheta, p3,
-                           misc, c)
-            p = PASS
-            if total > 0.0:
-                p = _draw(n, w, rowflag, rowadj, rows, wt, fac, c, total, rand_float(rng))
-            _end(rowof, ctx, fac, rowflag, misc)
-            record[i, t] = p
-            t += 1
-            misc[MISC_NDIRTY] = 0
-            misc[MISC_DSTAMP] += 1
-            play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc,
-                          False, p, c)
-            _refresh_points(misc[MISC_NDIRTY], dirty, p3, color, head, libs, csize, nxt, mark,
-                            meta, line, code, wt, tact, fidx, fval, done, misc, dfull, rows,
-                            rowmax, rowof, etheta, pclass, theta, sq_ld, sq_li, pt_ld, eye)
-            c = 3 - c
-        record[i, t] = END
-        st.misc[MISC_NDIRTY] = 0   # keeps `st` alive to here: its arrays are borrowed
+        copy_into(work, b0)
+        run_playout(work, BLACK, rng, owner, pol, no_grad, record[i], no_replies, NO_RULES,
+                    scratch)
+        record[i, min(work.meta[M_MOVES] - b0.meta[M_MOVES], record.shape[1] - 1)] = END
 
 
 @njit(cache=True, nogil=True)
@@ -179,15 +145,16 @@ def playout_breakdown(size=9, games=None, repeats=3, seed=1):
     games = games or max(20, int(8e5 / (1.2 * size * size)))
     pol = load_policy(default_policy_spec(size), size)
     b0 = new_board(size)
-    record = np.zeros((games, int(3 * size * size) + 2), np.int64)
-    small = np.zeros((2, record.shape[1]), np.int64)
+    record = np.zeros((games, int(3 * size * size) + 2), np.int32)
+    small = np.zeros((2, record.shape[1]), np.int32)
     work = copy_board(b0)
-    _play_out(b0, work, pol, make_rng(seed), 2, small)          # compile outside the timing
+    scratch = copy_board(b0)
+    _play_out(b0, work, scratch, pol, make_rng(seed), 2, small)          # compile outside the timing
     _replay(b0, work, pol, small, 0)
     _replay_rules(b0, work, small, 0)
-    _play_out(b0, work, pol, make_rng(seed), games, record)
+    _play_out(b0, work, scratch, pol, make_rng(seed), games, record)
     again = np.zeros_like(record)
-    loop = _best_cpu(lambda: _play_out(b0, work, pol, make_rng(seed), games, again), repeats)
+    loop = _best_cpu(lambda: _play_out(b0, work, scratch, pol, make_rng(seed), games, again), repeats)
     moves = _replay(b0, work, pol, record, 0)
     cpu = [_best_cpu(lambda k=k: _replay(b0, work, pol, record, k), repeats) for k in range(3)]
     rules = [_best_cpu(lambda k=k: _replay_rules(b0, work, record, k), repeats)

@@ -3,8 +3,8 @@
 Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_left`
 said, and turns it into a number of seconds for the next move: main time is spread over the
 moves the game still probably needs, judged from the empty points left (less of it on a
-nearly empty board, more in the middle game), byo-yomi periods are spent evenly over their stones, and a safety margin
-covers the GTP round trip and the controller's own clock.  Without time settings the
+nearly empty board, more in the middle game), byo-yomi periods are spent evenly over their
+stones, and a safety margin covers the GTP round trip and the controller's own clock.  Without time settings the
 engine thinks for a fixed number of playouts or seconds instead.
 """
 from dataclasses import dataclass
@@ -19,8 +19,7 @@ OPENING_WEIGHT = 0.4
 OPENING_SHARE = 0.05
 # Moves a game still needs, from the empty points (Pachi's board_estimated_moves_left): games
 # end, by resignation or after the dame, with about GAME_END_EMPTY of the board's points still
-# empty, one move filling one point; fitted to 9x9, 13x13 and 19x19 match records (BENCHMARKS,
-# session 16), where a fixed 0.9 x points + 20 moves left half of a 13x13 clock unused.
+# empty, one move filling one point (fitted to 9x9, 13x13 and 19x19 match records: BENCHMARKS).
 GAME_END_EMPTY = 0.25
 # Never plan for fewer than MIN_MOVES_SHARE of the points plus MIN_MOVES moves (both
 # players'): fights and captures prolong endgames, and a floor keeps the spending geometric.

@@ -4,8 +4,8 @@ Holds what `time_settings`, `kgs-time_settings`, `kata-time_settings` and `time_
 said, and turns it into a number of seconds for the next move: main time is spread over the
 moves the game still probably needs, judged from the empty points left (less of it on a
 nearly empty board, more in the middle game), byo-yomi periods are spent evenly over their
-stones, and a safety margin covers the GTP round trip and the controller's own clock.  Without time settings the
-engine thinks for a fixed number of playouts or seconds instead.
+stones, and a safety margin covers the GTP round trip and the controller's own clock.
+Without time settings the engine thinks for a fixed number of playouts or seconds instead.
 """
 from dataclasses import dataclass
 

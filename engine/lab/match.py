@@ -255,7 +255,8 @@ def play_one(i, cmd_a, cmd_b, referee_cmd, config, names):
     black_is_a = i % 2 == 0
     game = None
     try:
-        clients = worker_cache(key, lambda: _Clients(seeded(cmd_a, i), seeded(cmd_b, i), referee_cmd))
+        clients = worker_cache(key, lambda: _Clients(seeded(cmd_a, i), seeded(cmd_b, i),
+                                                     referee_cmd))
         engines = ({BLACK: clients.a, WHITE: clients.b} if black_is_a
                    else {BLACK: clients.b, WHITE: clients.a})
         labels = ({BLACK: names[0], WHITE: names[1]} if black_is_a

@@ -268,7 +268,8 @@ def run(trainer, settings, out, curve_path, checkpoint_path, resume=False, test=
         sync_theta(pol)
         state["settings"] = asdict(settings)
     if settings.optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {settings.optimizer!r} (one of {', '.join(OPTIMIZERS)})")
+        raise ValueError(f"unknown optimizer {settings.optimizer!r} "
+                         f"(one of {', '.join(OPTIMIZERS)})")
     adam = Adam(theta.shape[0], state.get("adam")) if settings.optimizer == "adam" else None
     curve = state["curve"]
     count = trainer.count()

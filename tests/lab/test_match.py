@@ -249,11 +249,13 @@ def test_seed_placeholder_is_the_first_game_of_each_engine_process(tmp_path):
     seeds = tmp_path / "seeds.txt"
     starter = tmp_path / "starter.py"
     starter.write_text(f"import sys, runpy\nopen({str(seeds)!r}, 'a').write(sys.argv[1] + '\\n')\n"
-                       "sys.argv = sys.argv[2:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+                       "sys.argv = sys.argv[2:]\n"
+                       "runpy.run_path(sys.argv[0], run_name='__main__')\n")
     crasher = fake_engine(tmp_path, "crash-once").split()[-1]
     passer = fake_engine(tmp_path, "pass").split()[-1]
     run_match(f"{sys.executable} {starter} a{{seed}} {crasher}",
-              f"{sys.executable} {starter} b{{seed}} {passer}", 3, out, MatchConfig(size=5, komi=7.5))
+              f"{sys.executable} {starter} b{{seed}} {passer}", 3, out,
+              MatchConfig(size=5, komi=7.5))
     assert sorted(seeds.read_text().split()) == ["a0", "a1", "b0", "b1"]
 
 

@@ -47,7 +47,7 @@ def test_absolute_time_spends_most_in_the_middle_game(main, points):
 def test_a_game_of_usual_length_spends_most_of_the_clock(points, length):
     """Games end, by resignation or after the dame, with about a quarter of the board empty
     (match records, BENCHMARKS session 16): a game of the usual length leaves less than a
-    quarter of the main time unused (a fixed 0.9 x points + 20 moves left about half)."""
+    quarter of the main time unused."""
     tc = TimeControl()
     tc.set_canadian(120, 0, 0)
     left = 120.0

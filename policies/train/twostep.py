@@ -49,14 +49,13 @@ def imbalance_report(path, weights="uniform"):
     trees it may not have seen (does it generalise, or only fit its training trees?)."""
     from policies.data.evaluate import mse_with_interval
     from policies.loader import builtin_theta, load_policy, policy_from_theta
-    from policies.train import default_feature_set
     from policies.train.inputs import load_items
 
     items = load_items(path, need=("value", "tree"))
     size = int(items[0].board.meta[0])
-    # Uniform as zero softmax weights, as training starts: psi needs a softmax policy.
-    features = default_feature_set(size)
-    pol = (policy_from_theta(features, builtin_theta("uniform", features, size), size)
+    # Uniform as zero softmax weights (any feature set gives the same policy): psi, and so
+    # the two-step sums, need a softmax policy.
+    pol = (policy_from_theta("shape2x2", builtin_theta("uniform", "shape2x2", size), size)
            if weights == "uniform" else load_policy(weights, size, strict=True))
     trainer = TwoStep(items, {})
     v2 = np.array([trainer.estimates(pol, it)[0] for it in items])

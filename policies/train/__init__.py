@@ -31,7 +31,7 @@ def default_feature_set(size):
 
 
 def make_settings(algo, data, test, size, features, alpha, schedule, decay, iterations, batch,
-                  seed, init, eval_every, eval_sims, hyper, optimizer="sgd"):
+                  seed, init, eval_every, eval_sims, hyper, optimizer="sgd", l2=0.0):
     """Settings from command-line values: the board size from the data (or test) file unless
     given, the feature set by size unless given, the trainer's own options only (None: its
     default)."""
@@ -44,7 +44,7 @@ def make_settings(algo, data, test, size, features, alpha, schedule, decay, iter
     hyper = {k: v for k, v in hyper.items() if k in known and v is not None}
     return Settings(algo, size, features or default_feature_set(size), alpha, schedule, decay,
                     iterations, batch, seed, init, eval_every, eval_sims, hyper=hyper,
-                    optimizer=optimizer)
+                    optimizer=optimizer, l2=l2)
 
 
 def make_trainer(name, items, hyper):

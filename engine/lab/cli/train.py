@@ -47,6 +47,9 @@ step_options = option_group(
                  type=click.Choice(["sgd", "adam"]),
                  help="sgd: steps of alpha x the gradient estimate; adam: Adam's per-weight "
                       "steps of about alpha (try alpha 0.01)."),
+    click.option("--l2", default=0.0, show_default=True, type=click.FloatRange(0.0),
+                 help="Weight decay: every update also takes alpha x l2 x the weights off "
+                      "them (toward uniform), against overfitting few positions."),
     click.option("--iterations", default=1000, show_default=True, type=click.IntRange(1),
                  help="Updates (each over --batch positions or games)."),
     click.option("--batch", default=2, show_default=True, type=click.IntRange(1)),
@@ -93,7 +96,7 @@ output_options = option_group(
 
 # The keyword arguments of policies.train.make_settings that are options of their own.
 SETTINGS = ("data", "test", "size", "features", "alpha", "schedule", "decay", "iterations",
-            "batch", "seed", "init", "eval_every", "eval_sims", "optimizer")
+            "batch", "seed", "init", "eval_every", "eval_sims", "optimizer", "l2")
 
 
 @click.command("train")

@@ -100,6 +100,37 @@ def test_a_checkpoint_from_before_the_optimizer_setting_still_resumes(tmp_path, 
     assert resumed.provenance["updates"] == 3
 
 
+class Still:
+    """A trainer whose every step is zero: only the weight decay moves the weights."""
+    name = "balance"
+    objective = "none"
+
+    def __init__(self, n):
+        self.n = n
+
+    def count(self):
+        return 5
+
+    def work(self, pol, index, rng):
+        return np.zeros(self.n), None, 0
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_weight_decay_shrinks_every_weight_by_alpha_times_l2_per_update(tmp_path, items,
+                                                                         optimizer):
+    start, _ = train(tmp_path, "start", Balance(items, {"m": 4, "n": 4}), settings())
+    n = len(start.weights)
+    kept, _ = train(tmp_path, "kept", Still(n), settings(init=str(tmp_path / "start.json"),
+                                                         optimizer=optimizer, iterations=3))
+    decayed, _ = train(tmp_path, "decayed", Still(n),
+                       settings(init=str(tmp_path / "start.json"), optimizer=optimizer,
+                                alpha=0.5, l2=0.2, iterations=3))
+    assert any(v != 0 for v in start.weights.values())
+    assert kept.weights == start.weights
+    for name, w in start.weights.items():
+        assert decayed.weights[name] == pytest.approx(w * 0.9 ** 3)
+
+
 @pytest.mark.parametrize("cores, ship_seconds, where", [(1, 0.0, "local (2 processes)"),
                                                         (1, 1e9, "threads (1)"),
                                                         (2, 0.0, "threads (2)")])

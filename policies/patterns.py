@@ -9,6 +9,14 @@ of the 8 readings).  As in Stern et al. and CrazyStone, such a pattern's weight 
 a strong player's moves (policies/train/patterns.py), on top of a base policy's scores; the
 weights live in the weight file beside the base policy's (policies/weights.py, "patterns").
 
+A prior may also weigh where a move is: its *location*, the distances to the two nearest
+edges (each capped at LOCATION_CAP) and whether the game is still in its opening (fewer stones
+than OPENING_FILL of the points).  The 3x3 features see one distance (the line) and a radius-3
+diamond sees the edge only from the third line out, so neither can tell a 4-4 or 3-4 point
+from the middle of a side, and corners-first cannot be learnt without this.  Location codes
+share the patterns' key space, after every diamond code (`location_base`), so a file holds
+both in one sorted list and a prior without them works as before.
+
 A policy carries its patterns as two arrays, sorted codes and their weights (`pat_keys`,
 `pat_vals` of policies/kernel.Policy); `add_scores` adds them to the base policy's H.
 """
@@ -20,6 +28,18 @@ from policies.features import SYMMETRIES
 from policies.softmax import EXCLUDED_SCORE
 
 RADII = (2, 3)
+# Distances to the edge beyond this one are all "far" (the centre of 13x13 is at 7).
+LOCATION_CAP = 7
+# The opening, for location codes: fewer stones on the board than this share of its points
+# (36 stones on 19x19, 17 on 13x13).
+OPENING_FILL = 0.1
+LOCATION_CODES = 2 * LOCATION_CAP * LOCATION_CAP
+
+
+def location_base(radius):
+    """The first location code of a prior with patterns of this radius: one past its diamond
+    codes."""
+    return 4 ** len(offsets(radius))
 
 
 def offsets(radius):
@@ -67,25 +87,55 @@ def code_at(b, p, c, offs, perm, vals):
 
 
 @njit(cache=True, nogil=True)
+def location_code(b, p, base):
+    """The location code of point p (`base`: location_base of the prior's radius)."""
+    size = b.meta[M_SIZE]
+    w = b.meta[M_WIDTH]
+    r = p // w
+    col = p % w
+    dr = min(r, size + 1 - r)
+    dc = min(col, size + 1 - col)
+    near = min(min(dr, dc), LOCATION_CAP)
+    far = min(max(dr, dc), LOCATION_CAP)
+    stones = size * size - b.meta[M_NEMPTY]
+    opening = 1 if stones < OPENING_FILL * size * size else 0
+    return base + (opening * LOCATION_CAP + near - 1) * LOCATION_CAP + far - 1
+
+
+@njit(cache=True, nogil=True)
+def _weight_of(keys, weights, code):
+    j = np.searchsorted(keys, code)
+    if j < keys.shape[0] and keys[j] == code:
+        return weights[j]
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
 def add_scores(b, c, offs, perm, keys, weights, scores):
-    """scores[p] += the weight of p's pattern, for every empty point the base policy plays
-    (scores above EXCLUDED_SCORE); patterns not in `keys` (sorted) weigh 0."""
+    """scores[p] += the weight of p's pattern (and of its location, if the prior has location
+    codes), for every empty point the base policy plays (scores above EXCLUDED_SCORE); codes
+    not in `keys` (sorted) weigh 0."""
     if keys.shape[0] == 0:
         return
+    base = 4 ** offs.shape[0]
+    locations = keys[keys.shape[0] - 1] >= base
     vals = np.empty(offs.shape[0], np.int64)
     for i in range(b.meta[M_NEMPTY]):
         p = b.empties[i]
         if scores[p] <= EXCLUDED_SCORE:
             continue
-        code = code_at(b, p, c, offs, perm, vals)
-        j = np.searchsorted(keys, code)
-        if j < keys.shape[0] and keys[j] == code:
-            scores[p] += weights[j]
+        scores[p] += _weight_of(keys, weights, code_at(b, p, c, offs, perm, vals))
+        if locations:
+            scores[p] += _weight_of(keys, weights, location_code(b, p, base))
 
 
 @njit(cache=True, nogil=True)
 def codes_of(b, c, offs, perm, points, out):
-    """out[i] = the pattern code of points[i] (for the trainer)."""
+    """out[i, 0] = the pattern code of points[i], and out[i, 1] its location code if `out`
+    has a second column (for the trainer)."""
     vals = np.empty(offs.shape[0], np.int64)
+    base = 4 ** offs.shape[0]
     for i in range(points.shape[0]):
-        out[i] = code_at(b, points[i], c, offs, perm, vals)
+        out[i, 0] = code_at(b, points[i], c, offs, perm, vals)
+        if out.shape[1] > 1:
+            out[i, 1] = location_code(b, points[i], base)

@@ -9,6 +9,7 @@ A weight file is UTF-8 JSON, one object:
      "provenance": {"trainer": ..., "hyperparameters": {...}, "data": ..., "training_games": ...,
                     "date": "YYYY-MM-DD", "library_version": "simbal 0.1.0", ...},
      "patterns": {"radius": 3, "codes": [...], "weights": [...]}}   # optional: a tree prior's
+                                    # diamond and location codes (policies/patterns.py)
 
 Reading checks everything and refuses a bad file with a `WeightFileError` naming the file
 and the problem; nothing is half-loaded, so a caller that catches it keeps what it had.
@@ -25,8 +26,7 @@ import numpy as np
 
 from policies.features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
                                shape2x2_layout)
-from policies.patterns import RADII
-from policies.patterns import offsets as pattern_offsets
+from policies.patterns import LOCATION_CODES, RADII, location_base
 
 FORMAT = "simbal-weights"
 FORMAT_VERSION = 1
@@ -187,7 +187,8 @@ def read_weights(path, feature_set=None):
 
 def _read_patterns(path, pats):
     """The optional "patterns" object: {"radius": R, "codes": [...], "weights": [...]}, codes
-    canonical (policies/patterns.py), strictly increasing, one finite weight each."""
+    canonical diamond codes or location codes (policies/patterns.py), strictly increasing,
+    one finite weight each."""
     if pats is None:
         return None
     if not isinstance(pats, dict) or set(pats) != {"radius", "codes", "weights"}:
@@ -198,7 +199,7 @@ def _read_patterns(path, pats):
     if (not isinstance(codes, list) or not isinstance(weights, list)
             or len(codes) != len(weights)):
         _fail(path, "pattern codes and weights must be two lists of the same length")
-    limit = 4 ** len(pattern_offsets(radius))
+    limit = location_base(radius) + LOCATION_CODES
     if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < limit for c in codes):
         _fail(path, f"pattern codes must be integers in 0..{limit - 1}")
     if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)

@@ -6,7 +6,10 @@ base weights stay fixed (train them first, e.g. `simbal train apprentice` on the
 the pattern weights climb the log-likelihood of the expert moves by stochastic gradient
 (w[a*] += alpha (1 - pi(a*)), w[a] -= alpha pi(a) for the other candidates, an L2 decay
 `l2`), with alpha falling linearly to 0 over the epochs.  Only patterns met at least
-`min_count` times among the training candidates get a weight: the rest weigh 0.
+`min_count` times among the training candidates get a weight: the rest weigh 0.  With
+`locations`, every candidate also has a location code (policies/patterns.py: distances to the
+two nearest edges, opening or not) whose weight is fitted alongside: H_base + w[pattern] +
+w[location].
 
 `simbal train-prior` (engine/lab/cli/train.py) runs it and writes the base weights plus the
 patterns as one weight file, the engine's `--prior`.
@@ -20,9 +23,10 @@ from policies.patterns import codes_of, layout
 from policies.softmax import EXCLUDED_SCORE
 
 
-def candidates(positions, base, radius):
+def candidates(positions, base, radius, locations=False):
     """Per usable position (an expert move the base policy plays, not a pass): (base scores
-    of the candidates, their pattern codes, index of the expert move among them)."""
+    of the candidates, their codes [candidates, 1 or 2 with `locations`], index of the expert
+    move among them)."""
     offs, perm = layout(radius)
     out = []
     for pos in positions:
@@ -36,7 +40,7 @@ def candidates(positions, base, radius):
         where = np.flatnonzero(points == a)
         if where.size == 0:
             continue
-        codes = np.empty(points.size, np.int64)
+        codes = np.empty((points.size, 2 if locations else 1), np.int64)
         codes_of(b, c, offs, perm, points, codes)
         out.append((s[points], codes, int(where[0])))
     return out
@@ -53,13 +57,17 @@ def _indexed(items, keys):
     return out
 
 
+def _scores(scores, w, idx):
+    return scores + w[idx].sum(axis=1)
+
+
 def measure(items, w):
     """(top-1 accuracy, mean log-likelihood) of the expert moves under base + w."""
     if not items:
         return float("nan"), float("nan")
     hits, loglik = 0, 0.0
     for scores, idx, expert in items:
-        h = scores + w[idx]
+        h = _scores(scores, w, idx)
         h = h - h.max()
         hits += int(np.argmax(h) == expert)
         loglik += h[expert] - np.log(np.exp(h).sum())
@@ -67,16 +75,18 @@ def measure(items, w):
 
 
 def fit(train, test, base, radius=3, min_count=2, epochs=4, alpha=0.1, l2=0.001, seed=0,
-        progress=None, min_weight=0.03):
-    """Fit pattern weights on `train` positions (with expert moves) over `base` (a Policy).
-    Returns (codes, weights, report): the sorted codes whose weight reached `min_weight` in
-    size (the rest, mostly rare patterns, weigh 0: a smaller file) and their weights, and the
-    accuracy / log-likelihood of base alone and with the patterns on `test` (and `train`)."""
-    items = candidates(train, base, radius)
-    held = candidates(test, base, radius) if test else []
+        progress=None, min_weight=0.03, locations=False):
+    """Fit pattern (and with `locations`, location) weights on `train` positions (with expert
+    moves) over `base` (a Policy).  Returns (codes, weights, report): the sorted codes whose
+    weight reached `min_weight` in size (the rest, mostly rare patterns, weigh 0: a smaller
+    file) and their weights, and the accuracy / log-likelihood of base alone and with the
+    patterns on `test` (and `train`)."""
+    items = candidates(train, base, radius, locations)
+    held = candidates(test, base, radius, locations) if test else []
     if not items:
         raise ValueError("no usable training position (expert moves the base policy plays)")
-    codes, counts = np.unique(np.concatenate([c for _, c, _ in items]), return_counts=True)
+    codes, counts = np.unique(np.concatenate([c.ravel() for _, c, _ in items]),
+                              return_counts=True)
     keys = codes[counts >= min_count]
     items, held = _indexed(items, keys), _indexed(held, keys)
     w = np.zeros(len(keys) + 1)          # the last slot: patterns without a weight, fixed at 0
@@ -88,12 +98,14 @@ def fit(train, test, base, radius=3, min_count=2, epochs=4, alpha=0.1, l2=0.001,
         for i in rng.permutation(len(items)):
             scores, idx, expert = items[i]
             a = alpha * (1.0 - done / steps)
-            h = scores + w[idx]
+            h = _scores(scores, w, idx)
             p = np.exp(h - h.max())
             g = -p / p.sum()
             g[expert] += 1.0
-            np.add.at(w, idx, a * g)
-            w[idx] -= a * l2 * w[idx]
+            for column in idx.T:
+                np.add.at(w, column, a * g)
+            touched = idx.ravel()
+            w[touched] -= a * l2 * w[touched]
             w[-1] = 0.0
             done += 1
             if progress and done % 1000 == 0:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.core.board import BLACK, WHITE, new_board
+from engine.core.board import BLACK, M_NEMPTY, WHITE, new_board, play
 from engine.core.coords import parse_vertex
 from engine.lab.cli import main
 from engine.play.player import Engine, Settings
@@ -14,7 +14,7 @@ from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions
 from policies.kernel import move_scores
 from policies.loader import policy_from_theta
-from policies.patterns import code_at, layout, offsets
+from policies.patterns import code_at, layout, location_base, location_code, offsets
 from policies.softmax import EXCLUDED_SCORE
 from policies.train.patterns import fit
 from policies.weights import feature_names
@@ -109,7 +109,7 @@ def test_weight_files_carry_patterns_and_refuse_bad_ones(tmp_path):
         "radius 4": ({"radius": 4, "codes": [1], "weights": [1.0]}, "radius 4"),
         "unsorted": ({"radius": 2, "codes": [5, 3], "weights": [1.0, 1.0]}, "increasing"),
         "lengths": ({"radius": 2, "codes": [5, 6], "weights": [1.0]}, "same length"),
-        "range": ({"radius": 2, "codes": [4 ** 12], "weights": [1.0]}, "0..16777215"),
+        "range": ({"radius": 2, "codes": [4 ** 12 + 98], "weights": [1.0]}, "0..16777313"),
         "nan": ({"radius": 2, "codes": [1], "weights": ["x"]}, "finite numbers"),
         "keys": ({"radius": 2, "codes": [1]}, "radius, codes and weights"),
     }
@@ -168,3 +168,74 @@ def test_train_prior_writes_a_prior_the_engine_plays_with(tmp_path):
     r = runner.invoke(main, ["train-prior", "--data", str(tmp_path / "none.jsonl"), "--base",
                              "handcrafted", "--out", str(tmp_path / "x.json")])
     assert r.exit_code != 0 and "none.jsonl" in r.output and "Traceback" not in r.output
+
+
+def location(size, vertex, stones=0):
+    """The location code of `vertex` on an NxN board with `stones` stones on it."""
+    b = new_board(size)
+    # Stones on the points of odd row and odd column: none touches another, none is captured.
+    letters = "ABCDEFGHJKLMNOPQRST"[:size]
+    spots = [f"{letters[c]}{r + 1}" for r in range(0, size, 2) for c in range(0, size, 2)]
+    for k, v in enumerate(spots[:stones]):
+        play(b, parse_vertex(v, size), BLACK if k % 2 == 0 else WHITE)
+    assert size * size - b.meta[M_NEMPTY] == stones
+    return location_code(b, parse_vertex(vertex, size), location_base(3)) - location_base(3)
+
+
+def test_a_location_is_the_distances_to_the_two_nearest_edges_and_the_phase():
+    cap = 7
+    # The four 4-4 points of 19x19 share a code, and so do D3 and its seven images.
+    assert location(19, "D4") == location(19, "Q4") == location(19, "D16") == location(19, "Q16")
+    images = ["D3", "C4", "Q3", "R4", "C16", "D17", "R16", "Q17"]
+    assert len({location(19, v) for v in images}) == 1
+    # Near and far distances, capped: A1 is (1, 1), K10 (the centre) and K4 are "far".
+    assert location(19, "A1") == (cap + 0) * cap + 0  # opening, near 1, far 1
+    assert location(19, "D4") == (cap + 3) * cap + 3
+    assert location(19, "K10") == (cap + 6) * cap + 6
+    assert location(19, "K4") == (cap + 3) * cap + 6
+    assert location(19, "D4") != location(19, "D10") != location(19, "C3")
+    # After the opening (36 stones on 19x19, here 40) the same point has another code.
+    assert location(19, "D4", stones=40) == location(19, "D4") - cap * cap
+    assert location(19, "D4", stones=30) == location(19, "D4")
+
+
+def test_location_weights_add_to_every_point_of_their_class():
+    base = load_policy("handcrafted", 19)
+    four_four = location_base(3) + location(19, "D4")
+    pol = policy_from_theta("pattern3x3", base.theta, 19,
+                            (3, np.array([four_four], np.int64), np.array([1.5])))
+    board = new_board(19)
+    plain = np.full(board.color.shape[0], EXCLUDED_SCORE)
+    move_scores(board, BLACK, base, plain)
+    scores = np.full(board.color.shape[0], EXCLUDED_SCORE)
+    move_scores(board, BLACK, pol, scores)
+    raised = {p for p in range(scores.size) if scores[p] != plain[p]}
+    assert raised == {parse_vertex(v, 19) for v in ("D4", "Q4", "D16", "Q16")}
+    for p in raised:
+        assert scores[p] == pytest.approx(plain[p] + 1.5)
+
+
+def star_positions(count):
+    """Empty 13x13 boards where the expert takes a 4-4 point: the 3x3 features, the line and
+    a radius-3 diamond (all empty, all on the board) see the same at D4 as at D7 or G7."""
+    stars = ["D4", "K4", "D10", "K10"]
+    return [Position(f"s{i}", 13, 7.0, [], "B", expert=stars[i % 4], extra={"game": f"g{i}"})
+            for i in range(count)]
+
+
+def test_location_weights_learn_the_corner_points_the_patterns_cannot_tell(tmp_path):
+    base = load_policy(str(write_weights(tmp_path / "zero.json", "pattern3x3", [13],
+                                         np.zeros(len(feature_names("pattern3x3", 13))),
+                                         PROV)), 13)
+    kwargs = dict(radius=3, min_count=1, epochs=3, alpha=0.2)
+    _, _, without = fit(star_positions(40), star_positions(8), base, **kwargs)
+    keys, values, report = fit(star_positions(40), star_positions(8), base, locations=True,
+                               **kwargs)
+    assert report["patterns"]["test"][1] > without["patterns"]["test"][1] + 0.5
+    assert keys[-1] >= location_base(3)                  # location codes were kept
+    pol = policy_from_theta("pattern3x3", base.theta, 13, (3, keys, values))
+    scores = np.full(new_board(13).color.shape[0], EXCLUDED_SCORE)
+    move_scores(new_board(13), BLACK, pol, scores)
+    stars = [parse_vertex(v, 13) for v in ("D4", "K4", "D10", "K10")]
+    others = [p for p in range(scores.size) if scores[p] > EXCLUDED_SCORE and p not in stars]
+    assert min(scores[stars]) > max(scores[others]) + 1.0

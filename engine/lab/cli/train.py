@@ -187,13 +187,17 @@ def reproduce(board, out_dir, scale, seed, labels, budget, labelled_dir, ship, w
               help="Patterns met fewer times among the training candidates weigh 0.")
 @click.option("--min-weight", default=0.03, show_default=True, type=click.FloatRange(0),
               help="Patterns whose weight ends smaller in size are left out (weigh 0).")
+@click.option("--locations", is_flag=True,
+              help="Also weigh each move's location (distances to the two nearest edges, "
+                   "opening or not): how a prior learns corners first.")
 @click.option("--epochs", default=4, show_default=True, type=click.IntRange(1))
 @click.option("--alpha", default=0.1, show_default=True, type=click.FloatRange(0, min_open=True))
 @click.option("--l2", default=0.001, show_default=True, type=click.FloatRange(0))
 @seed_option()
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="The prior's weight file (the engine's --prior).")
-def train_prior(data, base, test, radius, min_count, min_weight, epochs, alpha, l2, seed, out):
+def train_prior(data, base, test, radius, min_count, min_weight, locations, epochs, alpha, l2,
+                seed, out):
     """Fit a tree prior's large patterns to expert moves over a base softmax policy
     (policies/train/patterns.py); writes one weight file and prints accuracies as JSON."""
     from policies.data.files import read_positions
@@ -210,9 +214,11 @@ def train_prior(data, base, test, radius, min_count, min_weight, epochs, alpha, 
         feature_set, sizes, weights, base_prov = _base_weights(base, size)
         with ProgressBar("position") as bar:
             keys, values, report = fit(train_pos, test_pos, load_policy(base, size), int(radius),
-                                       min_count, epochs, alpha, l2, seed, bar, min_weight)
+                                       min_count, epochs, alpha, l2, seed, bar, min_weight,
+                                       locations)
         hyper = {"radius": int(radius), "min_count": min_count, "min_weight": min_weight,
-                 "epochs": epochs, "alpha": alpha, "l2": l2, "seed": seed}
+                 "locations": locations, "epochs": epochs, "alpha": alpha, "l2": l2,
+                 "seed": seed}
         write_weights(out, feature_set, sizes, weights, {
             "trainer": "patterns", "hyperparameters": hyper, "base": base_prov,
             "data": str(data), "training_games": 0, "positions": report["positions"]},

@@ -4,6 +4,7 @@
 # data/gnugo_selfplay.py with seeds 1.. and 1001..; GnuGo's fuseki library gives the openings),
 # split by game, a pattern3x3 softmax trained by apprenticeship on them from zero (its line
 # features learn the third and fourth lines), then radius-3 diamond patterns fitted over it.
+# With LOCATIONS=1 the prior also weighs each move's location (train-prior --locations).
 # Deterministic for a given data folder.  Usage: sh data/train-prior-selfplay.sh SIZE [OUT_DIR]
 set -e
 S="${SIMBAL:-.venv/bin/simbal}"
@@ -20,4 +21,4 @@ $S train apprentice --data "$O/train.jsonl" --size "$N" --features pattern3x3 --
   --alpha 0.2 --schedule linear --iterations "$ITER" --batch 8 --workers 0 \
   --out "$O/${N}x${N}-prior-base.json" --curve "$O/base.curve.json"
 $S train-prior --data "$O/train.jsonl" --test "$O/test.jsonl" --base "$O/${N}x${N}-prior-base.json" \
-  --radius 3 --out "$O/${N}x${N}-prior.json"
+  --radius 3 ${LOCATIONS:+--locations} --out "$O/${N}x${N}-prior.json"

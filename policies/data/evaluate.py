@@ -4,7 +4,9 @@
 Black wins, score > komi), `mse_with_interval` compares such values with the labels (mean
 squared error, bootstrap 95% interval), and `mse_report` does both for a position file, as
 `simbal eval mse` prints it (Silver & Tesauro's Figure 3: 100 simulations per position, 1000
-test positions).  `label_agreement` compares two label files of the same positions (another
+test positions), with `--against` also the ratio to another policy's MSE on the same
+positions (`mse_ratio_with_interval`: a paired bootstrap, so the positions' shared difficulty
+cancels out of the interval).  `label_agreement` compares two label files of the same positions (another
 seed, another labeller): how noisy the labels themselves are.
 
 The playouts run in compiled code (policies.kernel.run_playouts) in parts of the position set
@@ -55,6 +57,25 @@ def mse_with_interval(values, labels, n_boot=1000, seed=0):
     return {"mse": float(sq.mean()), "lo": float(lo), "hi": float(hi), "n": int(sq.size)}
 
 
+def mse_ratio_with_interval(values, other, labels, n_boot=1000, seed=0):
+    """MSE of `values` over the MSE of `other` (both against `labels`) and the bootstrap 95%
+    interval of that ratio, both MSEs taken on the same resamples: dict(ratio=, lo=, hi=)."""
+    labels = np.asarray(labels, dtype=np.float64)
+    sq = (np.asarray(values, dtype=np.float64) - labels) ** 2
+    sq_other = (np.asarray(other, dtype=np.float64) - labels) ** 2
+    if sq.shape != sq_other.shape or sq.ndim != 1 or sq.size == 0:
+        raise ValueError(f"need three equal non-empty vectors, not {sq.shape} and "
+                         f"{sq_other.shape}")
+    if not sq_other.any():
+        raise ValueError("the other policy's MSE is zero: no ratio")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, sq.size, size=(n_boot, sq.size))
+    denominators = sq_other[idx].mean(axis=1)
+    boot = sq[idx].mean(axis=1) / np.where(denominators > 0, denominators, np.nan)
+    lo, hi = np.nanpercentile(boot, [2.5, 97.5])
+    return {"ratio": float(sq.mean() / sq_other.mean()), "lo": float(lo), "hi": float(hi)}
+
+
 def labelled(path):
     """The positions of `path` and their labels; DataFileError if any position has none."""
     positions = read_positions(path)
@@ -67,17 +88,27 @@ def labelled(path):
     return positions, np.array([p.value_black for p in positions])
 
 
-def mse_report(path, weights, sims=100, seed=0, cluster=None):
+def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
-    (a weight file, uniform or handcrafted) against the labels of the position file `path`."""
+    (a weight file, uniform or handcrafted) against the labels of the position file `path`;
+    with `against` (another policy) also that policy's MSE with the same seed and the ratio
+    of the two."""
     positions, labels = labelled(path)
     sizes = {p.size for p in positions}
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
-    pol = load_policy(weights, sizes.pop())
+    size = sizes.pop()
+    pol = load_policy(weights, size)
+    other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster)
-    result = mse_with_interval(values, labels, seed=seed)
-    return dict(result, sims=sims, weights=str(weights), positions=str(path), seed=seed)
+    result = dict(mse_with_interval(values, labels, seed=seed), sims=sims,
+                  weights=str(weights), positions=str(path), seed=seed)
+    if other is not None:
+        other_values = mc_values(positions, other, sims, seed, cluster)
+        result["against"] = dict(mse_with_interval(other_values, labels, seed=seed),
+                                 weights=str(against))
+        result["ratio"] = mse_ratio_with_interval(values, other_values, labels, seed=seed)
+    return result
 
 
 def label_agreement(path_a, path_b):

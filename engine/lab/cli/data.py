@@ -175,14 +175,18 @@ def eval_group():
               help="Playout policy: a weight file, uniform or handcrafted.")
 @click.option("--sims", default=100, show_default=True, type=click.IntRange(1),
               help="Playouts per position.")
+@click.option("--against", default=None,
+              help="Another playout policy (e.g. uniform): its MSE on the same playout seeds, "
+                   "and the ratio of the two with a paired bootstrap interval.")
 @seed_option()
 @cluster_options
-def eval_mse(positions, weights, sims, seed, workers, scheduler):
+def eval_mse(positions, weights, sims, against, seed, workers, scheduler):
     """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
     from policies.data.evaluate import mse_report
     try:
         with cluster_for(workers, scheduler, stderr) as cluster:
-            result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster))
+            result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster,
+                                                     against))
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from engine.core.rng import make_rng
 from engine.lab.cli import main
 from policies import load_policy
-from policies.data.evaluate import label_agreement, mc_values, mse_with_interval
+from policies.data.evaluate import (label_agreement, mc_values, mse_ratio_with_interval,
+                                    mse_with_interval)
 from policies.data.files import Position, position_board, read_positions, write_positions
 from policies.data.positions import random_positions
 from policies.kernel import run_playouts
@@ -61,6 +62,23 @@ def test_mse_with_interval():
         mse_with_interval(values, labels[:10])
 
 
+def test_the_ratio_of_two_mses_has_a_paired_interval():
+    rng = np.random.default_rng(0)
+    labels = rng.random(400)
+    hard = rng.random(400) < 0.3          # positions both policies get wrong
+    noise = rng.normal(0, 0.1, 400) + np.where(hard, 0.5, 0.0)
+    good, bad = labels + noise, labels + 2 * noise      # bad's errors are good's, doubled
+    r = mse_ratio_with_interval(good, bad, labels, n_boot=500, seed=1)
+    assert r["ratio"] == pytest.approx(0.25)
+    # Paired: every resample keeps the ratio at 1/4, however hard its positions.
+    assert r["lo"] == pytest.approx(0.25) and r["hi"] == pytest.approx(0.25)
+    other = labels + rng.normal(0, 0.2, 400)
+    r = mse_ratio_with_interval(good, other, labels, n_boot=500, seed=1)
+    assert r["lo"] < r["ratio"] < r["hi"]
+    with pytest.raises(ValueError, match="zero"):
+        mse_ratio_with_interval(good, labels, labels)
+
+
 def test_eval_mse_command(tmp_path, positions):
     path = tmp_path / "test.jsonl"
     for p in positions:
@@ -74,6 +92,13 @@ def test_eval_mse_command(tmp_path, positions):
     assert result["mse"] == pytest.approx(np.mean((values - 0.5) ** 2))
     assert result["n"] == len(positions) and result["sims"] == 40
     assert result["weights"] == "uniform" and result["lo"] <= result["mse"] <= result["hi"]
+    assert "ratio" not in result
+    r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights", "uniform",
+                                  "--against", "uniform", "--sims", "40", "--seed", "5",
+                                  "--workers", "0"])
+    paired = json.loads(r.stdout)
+    assert paired["against"]["mse"] == paired["mse"] == result["mse"]   # same playout seeds
+    assert paired["ratio"] == {"ratio": 1.0, "lo": 1.0, "hi": 1.0}
     r = CliRunner().invoke(main, ["eval", "mse", "--positions", str(path), "--weights",
                                   str(tmp_path / "none.json"), "--workers", "0"])
     assert r.exit_code != 0 and "none.json" in r.output and "Traceback" not in r.output

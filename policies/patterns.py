@@ -31,7 +31,7 @@ RADII = (2, 3)
 # Distances to the edge beyond this one are all "far" (the centre of 13x13 is at 7).
 LOCATION_CAP = 7
 # The opening, for location codes: fewer stones on the board than this share of its points
-# (36 stones on 19x19, 17 on 13x13).
+# (up to 36 stones on 19x19, 16 on 13x13).
 OPENING_FILL = 0.1
 LOCATION_CODES = 2 * LOCATION_CAP * LOCATION_CAP
 

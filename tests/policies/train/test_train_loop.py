@@ -197,12 +197,13 @@ def test_train_command_end_to_end(tmp_path):
     out = tmp_path / "w.json"
     result = CliRunner().invoke(main, ["train", "apprentice", "--data", str(data), "--test",
                                        str(data), "--iterations", "5", "--eval-sims", "10",
-                                       "--out", str(out), "--curve", str(tmp_path / "c.json"),
-                                       "--workers", "0"])
+                                       "--l2", "0.5", "--out", str(out), "--curve",
+                                       str(tmp_path / "c.json"), "--workers", "0"])
     assert result.exit_code == 0, result.output
     final = json.loads(result.stdout.strip().splitlines()[-1])["final"]
     assert final["n"] == 2 and 0 <= final["mse"] <= 1
     prov = read_weights(out).provenance
+    assert prov["hyperparameters"]["l2"] == 0.5
     assert prov["data"]["path"] == str(data) and prov["data"]["meta"]["made_by"] == {"test": True}
     assert "test_mse" in prov
 

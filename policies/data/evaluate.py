@@ -6,8 +6,8 @@ squared error, bootstrap 95% interval), and `mse_report` does both for a positio
 `simbal eval mse` prints it (Silver & Tesauro's Figure 3: 100 simulations per position, 1000
 test positions), with `--against` also the ratio to another policy's MSE on the same
 positions (`mse_ratio_with_interval`: a paired bootstrap, so the positions' shared difficulty
-cancels out of the interval).  `label_agreement` compares two label files of the same positions (another
-seed, another labeller): how noisy the labels themselves are.
+cancels out of the interval).  `label_agreement` compares two label files of the same
+positions (another seed, another labeller): how noisy the labels themselves are.
 
 The playouts run in compiled code (policies.kernel.run_playouts) in parts of the position set
 spread over a cluster (engine/parallel/cluster.py); every position has its own random stream, seeded

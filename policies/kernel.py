@@ -114,12 +114,14 @@ def playout(b, c, rng, owner, pol):
 
 
 @njit(cache=True, nogil=True)
-def playout_with_grad(b, c, rng, owner, pol, grad):
+def playout_with_grad(b, c, rng, owner, pol, grad, rules, scratch):
     """`playout` for the trainers (softmax kinds): the same moves for the same `rng` state, and
     grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
-    (grad: float64 [2, number of weights]).  Returns the score like `playout`."""
+    (grad: float64 [2, number of weights]).  Returns the score like `playout`.  `rules` and
+    `scratch` as in `playout_moves_reading` (NO_RULES: the plain softmax); psi is summed over
+    the drawn moves only (softmax.run_playout says when that is the exact gradient)."""
     return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32),
-                       NO_RULES, b)
+                       rules, scratch)
 
 
 @njit(cache=True, nogil=True)

@@ -112,7 +112,7 @@ def warm_up():
     board, for each kind of policy; returns the seconds it took."""
     from engine.core.board import BLACK, new_board, play
     from engine.core.rng import make_rng
-    from policies.kernel import move_scores, playout, playout_with_grad, run_playouts
+    from policies.kernel import NO_RULES, move_scores, playout, playout_with_grad, run_playouts
     from policies.softmax import psi, sample_moves
 
     start = time.perf_counter()
@@ -133,7 +133,7 @@ def warm_up():
         if pol.kind != 0:
             grad = np.zeros((2, pol.theta.shape[0]))
             work = new_board(size)
-            playout_with_grad(work, BLACK, rng, owner, pol, grad)
+            playout_with_grad(work, BLACK, rng, owner, pol, grad, NO_RULES, work)
             psi(board, 2, pol, board.empties[0], grad, 1)
             sample_moves(board, 2, pol, rng, counts, 2)
     return time.perf_counter() - start

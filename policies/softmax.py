@@ -442,13 +442,16 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     recorded in `moves`.  The draws do not depend on either, so a seed gives the same game.
     A stored last good reply (policies/playout.py) the policy would play (positive weight) is
     played without a draw; trainers pass a table without columns, as psi assumes draws.
-    `rules` (RULE_*: search only, as psi assumes plain draws; NO_RULES for none): with
+    `rules` (RULE_*; NO_RULES for none): with
     RULE_LADDERS a drawn escape into a working ladder (engine/tactics.escape_is_caught, read
     on `scratch`, a board of b's size) is set aside for this move and another drawn, up to
     LADDER_REDRAWS times; each move is, with probability RULE_NAKADE, the vital point of a
     small space the last move was played in, else with probability RULE_FIGHTS an answer to
     the last move's local fight (engine/tactics/fights.py), when there is one the policy would play
-    (these come before any stored reply)."""
+    (these come before any stored reply).  With rules, psi is added for the drawn moves only:
+    a rule's move does not depend on theta, so with rules of probability 1 (the search's
+    defaults) and no ladder redraws this is the exact gradient of log P(game); a coin below 1
+    makes it approximate (a draw can pick the move a rule would have played)."""
     b = borrowed_board(b)
     st = new_state(b, pol, True)
     color = borrow(b.color)

@@ -18,27 +18,29 @@ import numpy as np
 from engine.core.rng import make_rng
 from engine.parallel.cluster import InProcess, split
 from policies.data.files import DataFileError, position_board, read_positions
-from policies.kernel import run_playouts
+from policies.kernel import NO_RULES, run_playouts
 from policies.loader import load_policy
 
 
-def _values_of(part, pol, sims, seed):
+def _values_of(part, pol, sims, seed, rules):
     """One work unit: the values of the (index, position) pairs of `part`."""
     out = []
     for i, pos in part:
         b, c = position_board(pos)
         out.append(run_playouts(b, c, sims, make_rng(seed * 1_000_003 + i), float(pos.komi),
-                                pol) / sims)
+                                pol, rules) / sims)
     return out
 
 
-def mc_values(positions, pol, sims, seed, cluster=None):
+def mc_values(positions, pol, sims, seed, cluster=None, rules=None):
     """Per position, the fraction of `sims` playouts of Policy `pol` (from the position, its
     side to play moving first) that Black wins: float64 array in the positions' order.
-    `cluster`: where (engine.parallel.cluster; default this process)."""
+    `cluster`: where (engine.parallel.cluster; default this process); `rules`: the playout
+    rules (policies.kernel RULE_* vector; None for the plain policy)."""
     cluster = cluster or InProcess()
     parts = split(enumerate(positions), cluster.slots)
-    values = cluster.map(_values_of, parts, cluster.share(pol), sims, seed)
+    rules = NO_RULES if rules is None else rules
+    values = cluster.map(_values_of, parts, cluster.share(pol), sims, seed, rules)
     return np.array([v for part in values for v in part], dtype=np.float64)
 
 
@@ -88,11 +90,11 @@ def labelled(path):
     return positions, np.array([p.value_black for p in positions])
 
 
-def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None):
+def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rules=None):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
     (a weight file, uniform or handcrafted) against the labels of the position file `path`;
     with `against` (another policy) also that policy's MSE with the same seed and the ratio
-    of the two."""
+    of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none)."""
     positions, labels = labelled(path)
     sizes = {p.size for p in positions}
     if len(sizes) != 1:
@@ -100,11 +102,13 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None):
     size = sizes.pop()
     pol = load_policy(weights, size)
     other = load_policy(against, size) if against is not None else None
-    values = mc_values(positions, pol, sims, seed, cluster)
+    values = mc_values(positions, pol, sims, seed, cluster, rules)
     result = dict(mse_with_interval(values, labels, seed=seed), sims=sims,
                   weights=str(weights), positions=str(path), seed=seed)
+    if rules is not None:
+        result["rules"] = [float(r) for r in rules]
     if other is not None:
-        other_values = mc_values(positions, other, sims, seed, cluster)
+        other_values = mc_values(positions, other, sims, seed, cluster, rules)
         result["against"] = dict(mse_with_interval(other_values, labels, seed=seed),
                                  weights=str(against))
         result["ratio"] = mse_ratio_with_interval(values, other_values, labels, seed=seed)

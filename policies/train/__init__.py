@@ -12,8 +12,11 @@ reproduce.py the paper's experiment end to end.  `train(...)` is what `simbal tr
 """
 from pathlib import Path
 
+import numpy as np
+
 from engine.core.board import BLACK, new_board
 from policies.data.files import DataFileError, read_positions
+from policies.kernel import NO_RULES
 from policies.train.adjust import Adjust
 from policies.train.apprentice import Apprentice
 from policies.train.balance import Balance
@@ -23,6 +26,8 @@ from policies.train.reinforce import Reinforce
 from policies.train.twostep import TwoStep
 
 TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust)}
+# The trainers whose work runs playouts, which can follow the search's playout rules.
+PLAYING_OUT = ("reinforce", "balance", "adjust")
 
 
 def default_feature_set(size):
@@ -31,10 +36,14 @@ def default_feature_set(size):
 
 
 def make_settings(algo, data, test, size, features, alpha, schedule, decay, iterations, batch,
-                  seed, init, eval_every, eval_sims, hyper, optimizer="sgd", l2=0.0):
+                  seed, init, eval_every, eval_sims, hyper, optimizer="sgd", l2=0.0, rules=None):
     """Settings from command-line values: the board size from the data (or test) file unless
     given, the feature set by size unless given, the trainer's own options only (None: its
-    default)."""
+    default).  `rules`: the playouts' rules vector (policies.kernel RULE_*), for the trainers
+    that play out (PLAYING_OUT) and the test evaluation; None for the plain policy."""
+    if rules is not None and np.any(rules) and algo not in PLAYING_OUT:
+        raise ValueError(f"{algo} plays no playouts to apply playout rules to (rules are for "
+                         f"{', '.join(PLAYING_OUT)})")
     if size is None:
         source = data or test
         if not source:
@@ -44,12 +53,23 @@ def make_settings(algo, data, test, size, features, alpha, schedule, decay, iter
     hyper = {k: v for k, v in hyper.items() if k in known and v is not None}
     return Settings(algo, size, features or default_feature_set(size), alpha, schedule, decay,
                     iterations, batch, seed, init, eval_every, eval_sims, hyper=hyper,
-                    optimizer=optimizer, l2=l2)
+                    optimizer=optimizer, l2=l2,
+                    rules=[] if rules is None or not np.any(rules) else
+                    [float(r) for r in rules])
 
 
-def make_trainer(name, items, hyper):
+def make_trainer(name, items, hyper, rules=()):
+    """Trainer `name` on `items`; `rules` (a RULE_* vector, empty for none) for those that play
+    out."""
     cls = TRAINERS[name]
+    if name in PLAYING_OUT:
+        return cls(items, {**cls.hyper, **hyper}, rules_vector(rules))
     return cls(items, {**cls.hyper, **hyper})
+
+
+def rules_vector(rules):
+    """Settings.rules (a list, empty for none) as the compiled playouts take it."""
+    return np.array(rules, dtype=np.float64) if len(rules) else NO_RULES
 
 
 def train(settings, data=None, test=None, out=None, curve=None, komi=None, resume=False,
@@ -89,11 +109,12 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
             komi = test_positions[0].komi
         items = [Item(new_board(size), BLACK, float(komi), id="empty")]
     settings.hyper = {**cls.hyper, **settings.hyper}
-    trainer = make_trainer(settings.trainer, items, settings.hyper)
+    trainer = make_trainer(settings.trainer, items, settings.hyper, settings.rules)
     evaluator = None
     if test_positions:
         from policies.train.loop import Evaluator
-        evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed)
+        evaluator = Evaluator(test_positions, settings.eval_sims, settings.eval_seed,
+                              rules_vector(settings.rules))
     data_info = describe(data) if data else {"start": f"empty {size}x{size} board, komi {komi}"}
     data_info["test"] = describe(test) if test else None
     result = run(trainer, settings, out, curve, curve.with_suffix(".ckpt.json"), resume,

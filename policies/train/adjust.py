@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.core.board import copy_board, is_legal, play
 from engine.core.rng import rand_float
+from policies.kernel import NO_RULES
 from policies.softmax import probabilities
 from policies.train.kernels import outcome_sums
 
@@ -27,8 +28,9 @@ class Adjust:
     need = ("expert",)
     hyper = {"objective": "prob", "n": 32, "k": 6, "tau": 0.0}
 
-    def __init__(self, items, hyper):
+    def __init__(self, items, hyper, rules=NO_RULES):
         self.items = items
+        self.rules = rules          # the playouts' rules (policies.kernel RULE_*)
         self.kind = hyper.get("objective", "prob")
         if self.kind not in OBJECTIVES:
             raise ValueError(f"unknown objective {self.kind!r} (known: {', '.join(OBJECTIVES)})")
@@ -60,7 +62,8 @@ class Adjust:
             work = copy_board(item.board)
             play(work, a, item.colour)
             out = np.zeros((2, 2, nw))
-            wins = outcome_sums(work, 3 - item.colour, pol, rng, item.komi, self.n, False, out)
+            wins = outcome_sums(work, 3 - item.colour, pol, rng, item.komi, self.n, False, out,
+                                self.rules)
             won = out[0] if black else out[1]    # psi sums of the playouts the mover won
             lost = out[1] if black else out[0]
             w = wins if black else self.n - wins

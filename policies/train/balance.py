@@ -6,7 +6,7 @@ from one random stream one after the other, so they are independent and the prod
 unbiased estimate of (Vhat - E z) E g."""
 import numpy as np
 
-from policies.kernel import run_playouts
+from policies.kernel import NO_RULES, run_playouts
 from policies.train.kernels import outcome_sums
 
 
@@ -16,8 +16,9 @@ class Balance:
     need = ("value",)
     hyper = {"m": 16, "n": 16, "baseline": False}
 
-    def __init__(self, items, hyper):
+    def __init__(self, items, hyper, rules=NO_RULES):
         self.items = items
+        self.rules = rules          # the playouts' rules (policies.kernel RULE_*)
         self.m = int(hyper.get("m", 16))
         self.n = int(hyper.get("n", 16))
         self.baseline = bool(hyper.get("baseline", False))
@@ -27,10 +28,10 @@ class Balance:
 
     def estimates(self, pol, item, rng):
         """(V, g) for one position: the bias term's mean and the policy-gradient estimate."""
-        v = run_playouts(item.board, item.colour, self.m, rng, item.komi, pol) / self.m
+        v = run_playouts(item.board, item.colour, self.m, rng, item.komi, pol, self.rules) / self.m
         out = np.zeros((2, 2, pol.theta.shape[0]))
         wins = outcome_sums(item.board, item.colour, pol, rng, item.komi, self.n,
-                            not self.baseline, out)
+                            not self.baseline, out, self.rules)
         if not self.baseline:
             return v, (out[0, 0] + out[0, 1]) / self.n
         # sum_j (z_j - (W - z_j)/(N-1)) G_j, split by outcome: won rows weigh

@@ -14,14 +14,16 @@ from policies.softmax import psi
 
 
 @njit(cache=True, nogil=True)
-def outcome_sums(b, c, pol, rng, komi, n, per_length, out):
-    """Run n playouts from `b` (unchanged), `c` to move, and accumulate their psi sums split by
+def outcome_sums(b, c, pol, rng, komi, n, per_length, out, rules):
+    """Run n playouts from `b` (unchanged), `c` to move, following the playout `rules`
+    (policies.kernel RULE_*; NO_RULES for the plain policy), and accumulate their psi sums split by
     outcome and by colour: out[0, k] += w_j G_jk over the playouts Black won (score > komi),
     out[1, k] += w_j G_jk over the others, where G_jk is the sum of psi(s_t, a_t) over the moves
     of colour k+1 in playout j and w_j = 1/T_j (T_j: moves played, passes included) if
     `per_length`, else 1.  Any linear function of the outcome z is then a combination of these
     four rows, e.g. sum_j z_j w_j sum_t psi = out[0, 0] + out[0, 1].  Returns Black's wins."""
     work = copy_board(b)
+    scratch = copy_board(b)
     owner = np.zeros(b.color.shape[0], np.int8)
     grad = np.zeros((2, pol.theta.shape[0]))
     wins = 0
@@ -29,7 +31,7 @@ def outcome_sums(b, c, pol, rng, komi, n, per_length, out):
         copy_into(work, b)
         grad[:] = 0.0
         start = work.meta[M_MOVES]
-        score = playout_with_grad(work, c, rng, owner, pol, grad)
+        score = playout_with_grad(work, c, rng, owner, pol, grad, rules, scratch)
         moves = work.meta[M_MOVES] - start
         w = 1.0 / moves if per_length and moves > 0 else 1.0
         row = 0 if score > komi else 1

@@ -71,6 +71,10 @@ class Settings:
     # toward zero (the uniform policy).  Balancing on a few thousand positions overfits them:
     # the penalty keeps rare shapes, seen in a handful of positions, near zero.
     l2: float = 0.0
+    # The playout rules (policies.kernel RULE_* vector) the training playouts and the test
+    # evaluation follow: the search's, to balance the playouts the engine really plays; empty
+    # for the plain softmax (the paper's setting).
+    rules: list = field(default_factory=list)
 
     def step_size(self, t):
         if self.schedule == "inverse":
@@ -150,6 +154,8 @@ class Checkpoint:
         for f in fields(Settings):   # settings added since the checkpoint: their defaults
             if f.default is not MISSING:
                 saved.setdefault(f.name, f.default)
+            elif f.default_factory is not MISSING:
+                saved.setdefault(f.name, f.default_factory())
         mine = asdict(settings)
         # Only the length of the run may change between an interrupted run and its resumption.
         saved.pop("iterations", None)
@@ -175,7 +181,7 @@ class Evaluator:
     """Test-set MSE of the current weights: Monte-Carlo values (policies.data.evaluate) against the
     labels, with a bootstrap interval.  Same seed every time, so curves compare like with like."""
 
-    def __init__(self, positions, sims, seed):
+    def __init__(self, positions, sims, seed, rules=None):
         from policies.data.evaluate import mc_values, mse_with_interval
         self._values = mc_values
         self._mse = mse_with_interval
@@ -183,9 +189,10 @@ class Evaluator:
         self.labels = np.array([p.value_black for p in positions], dtype=np.float64)
         self.sims = sims
         self.seed = seed
+        self.rules = rules
 
     def __call__(self, pol, cluster=None):
-        values = self._values(self.positions, pol, self.sims, self.seed, cluster)
+        values = self._values(self.positions, pol, self.sims, self.seed, cluster, self.rules)
         return self._mse(values, self.labels)
 
 

@@ -207,7 +207,8 @@ def test_playout_with_grad_accumulates_psi_of_each_move(feature_set, size):
     # The same seed through the seam: the same game, with or without the gradient.
     b2, b3 = copy_board(start), copy_board(start)
     grad2 = np.zeros_like(grad)
-    assert playout_with_grad(b2, BLACK, make_rng(7), np.zeros(npts, np.int8), pol, grad2) == score
+    assert playout_with_grad(b2, BLACK, make_rng(7), np.zeros(npts, np.int8), pol, grad2, NO_RULES,
+                             b2) == score
     assert playout(b3, BLACK, make_rng(7), np.zeros(npts, np.int8), pol) == score
     assert np.array_equal(b1.color, b2.color) and np.array_equal(b1.color, b3.color)
     np.testing.assert_array_equal(grad, grad2)

@@ -8,7 +8,7 @@ import click
 
 from engine.gtp.client import EngineFailure, gnugo_command
 from engine.lab.cli.options import (command_line, in_file_option, komi_option, one_line_errors,
-                                    out_file_option, seed_option, size_option, stderr)
+                                    out_file_option, rules_option, seed_option, size_option, stderr)
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
 
@@ -178,15 +178,16 @@ def eval_group():
 @click.option("--against", default=None,
               help="Another playout policy (e.g. uniform): its MSE on the same playout seeds, "
                    "and the ratio of the two with a paired bootstrap interval.")
+@rules_option()
 @seed_option()
 @cluster_options
-def eval_mse(positions, weights, sims, against, seed, workers, scheduler):
+def eval_mse(positions, weights, sims, against, rules, seed, workers, scheduler):
     """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
     from policies.data.evaluate import mse_report
     try:
         with cluster_for(workers, scheduler, stderr) as cluster:
             result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster,
-                                                     against))
+                                                     against, rules))
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))

@@ -34,6 +34,24 @@ def komi_option(default, **extra):
     return click.option("--komi", default=default, show_default=True, type=float, **extra)
 
 
+def rules_option():
+    """--rules none|search: playouts of the plain policy, or following the search's playout
+    rules (fight answers, nakade; engine.search.params), the playouts the engine plays."""
+    return click.option("--rules", "rules", default="none", show_default=True,
+                        type=click.Choice(["none", "search"]),
+                        callback=lambda ctx, param, value: _rules_vector(value),
+                        help="none: the plain policy's playouts (the paper's); search: the "
+                             "playouts follow the search's default playout rules (fight "
+                             "answers, nakade), as the engine plays them.")
+
+
+def _rules_vector(name):
+    if name == "none":
+        return None
+    from engine.search.params import default_playout_rules
+    return default_playout_rules()
+
+
 def in_file_option():
     return click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False))
 

@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import click
 import numpy as np
 
-from engine.lab.cli.options import one_line_errors, option_group, pick, seed_option, stderr
+from engine.lab.cli.options import (one_line_errors, option_group, pick, rules_option,
+                                    seed_option, stderr)
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
 from policies.data.files import DataFileError
@@ -63,7 +64,8 @@ evaluation_options = option_group(
                  help="Iterations between test-set evaluations (0: at the end only)."),
     click.option("--eval-sims", default=100, show_default=True, type=click.IntRange(1)),
     click.option("--test-limit", default=0, show_default=True, type=click.IntRange(0),
-                 help="Use only the first N test positions (0: all)."))
+                 help="Use only the first N test positions (0: all)."),
+    rules_option())
 
 # Option -> the hyperparameter it sets; make_settings keeps those of the chosen trainer.
 HYPERPARAMETERS = {"m": "m", "n": "n", "baseline": "baseline", "games": "games",
@@ -96,7 +98,7 @@ output_options = option_group(
 
 # The keyword arguments of policies.train.make_settings that are options of their own.
 SETTINGS = ("data", "test", "size", "features", "alpha", "schedule", "decay", "iterations",
-            "batch", "seed", "init", "eval_every", "eval_sims", "optimizer", "l2")
+            "batch", "seed", "init", "eval_every", "eval_sims", "optimizer", "l2", "rules")
 
 
 @click.command("train")

@@ -121,3 +121,22 @@ def test_label_agreement(tmp_path):
     r = label_agreement(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
     assert r["n"] == 3 and r["mse"] == pytest.approx((0.01 + 0 + 0.04) / 3)
     assert r["label_sd"] == pytest.approx(np.std([-0.1, 0.0, 0.2], ddof=1) / np.sqrt(2))
+
+
+def test_eval_mse_with_the_search_playout_rules(tmp_path, positions):
+    """--rules search evaluates with the playouts the search plays (fight answers, nakade)."""
+    from engine.search.params import default_playout_rules
+    path = tmp_path / "test.jsonl"
+    for p in positions:
+        p.value_black = 0.5
+    write_positions(path, positions, {"command": "test"})
+    args = ["eval", "mse", "--positions", str(path), "--weights", "handcrafted", "--sims", "40",
+            "--seed", "5", "--workers", "0"]
+    ruled = json.loads(CliRunner().invoke(main, args + ["--rules", "search"]).stdout)
+    plain = json.loads(CliRunner().invoke(main, args).stdout)
+    rules = default_playout_rules()
+    assert ruled["rules"] == rules.tolist() and "rules" not in plain
+    pol = load_policy("handcrafted", 5)
+    values = mc_values(read_positions(path), pol, 40, seed=5, rules=rules)
+    assert ruled["mse"] == pytest.approx(np.mean((values - 0.5) ** 2))
+    assert plain["mse"] != ruled["mse"]

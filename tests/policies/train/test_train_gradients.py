@@ -8,6 +8,7 @@ import pytest
 from engine.core.board import PASS, copy_board, play
 from engine.core.rng import make_rng
 from policies import policy_probabilities
+from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_NAKADE, run_playouts
 from policies.softmax import psi
 from policies.train.adjust import Adjust
 from policies.train.balance import Balance
@@ -94,7 +95,7 @@ def test_simulation_sums_match_their_exact_expectations(positions, theta, per_le
     for b, c in positions[1:3]:
         mean, var = exact_sums(b, c, pol, per_length)
         out = np.zeros_like(mean)
-        wins = outcome_sums(b, c, pol, make_rng(5), KOMI, n, per_length, out)
+        wins = outcome_sums(b, c, pol, make_rng(5), KOMI, n, per_length, out, NO_RULES)
         assert abs(wins / n - exact_value(b, c, pol)) < 5 * np.sqrt(0.25 / n)
         err = out / n - mean
         sd = np.sqrt(var / n)
@@ -211,3 +212,35 @@ def test_adjusting_step_descends_its_objective(positions, theta, objective, monk
         return -(x[0] - x.max() - np.log(np.exp(x - x.max()).sum()))
     assert j == pytest.approx(objective_value(theta), abs=1e-12)
     check_directions(-step, objective_value, theta, atol=1e-6)
+
+
+def search_rules():
+    """The search's default playout rules: fight answers and nakade, no ladder redraws."""
+    rules = NO_RULES.copy()
+    rules[RULE_FIGHTS] = rules[RULE_NAKADE] = 1.0
+    return rules
+
+
+def test_simulations_with_playout_rules_are_the_search_playouts():
+    """With playout rules the trainers' simulations are the games the search's playouts play
+    from the same random state (the same wins), not the plain policy's."""
+    b = board_from_ascii(MID_GAME)
+    pol = shape_policy(random_theta(2))
+    n = 300
+    for c in (1, 2):
+        out = np.zeros((2, 2, pol.theta.shape[0]))
+        wins = outcome_sums(b, c, pol, make_rng(9), KOMI, n, False, out, search_rules())
+        assert wins == run_playouts(b, c, n, make_rng(9), KOMI, pol, search_rules())
+        assert np.abs(out).max() > 0.01
+
+
+def test_balance_with_playout_rules_estimates_v_with_them():
+    b = board_from_ascii(MID_GAME)
+    pol = shape_policy(random_theta(2))
+    item = make_items([(b, 1)], value=0.5)
+    plain = Balance(item, {"m": 64, "n": 8})
+    ruled = Balance(item, {"m": 64, "n": 8}, search_rules())
+    v_ruled, _ = ruled.estimates(pol, item[0], make_rng(3))
+    v_plain, _ = plain.estimates(pol, item[0], make_rng(3))
+    assert v_ruled == run_playouts(b, 1, 64, make_rng(3), KOMI, pol, search_rules()) / 64
+    assert v_plain == run_playouts(b, 1, 64, make_rng(3), KOMI, pol) / 64

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.lab.cli import main
+from engine.search.params import default_playout_rules
 from policies.data.files import Position, write_positions
 from policies.train import loop
 from policies.train.balance import Balance
@@ -89,11 +90,12 @@ def test_adam_moves_every_weight_by_about_alpha_whatever_its_gradient_scale():
         assert np.all(np.sign(step) == np.sign(direction))
 
 
-def test_a_checkpoint_from_before_the_optimizer_setting_still_resumes(tmp_path, items):
+def test_a_checkpoint_from_before_the_optimizer_and_rules_settings_still_resumes(tmp_path, items):
     train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(iterations=2))
     path = tmp_path / "a.ckpt.json"
     doc = json.loads(path.read_text())
     del doc["settings"]["optimizer"]
+    del doc["settings"]["rules"]
     path.write_text(json.dumps(doc))
     resumed, _ = train(tmp_path, "a", Balance(items, {"m": 4, "n": 4}), settings(iterations=3),
                        resume=True)
@@ -206,6 +208,22 @@ def test_train_command_end_to_end(tmp_path):
     assert prov["hyperparameters"]["l2"] == 0.5
     assert prov["data"]["path"] == str(data) and prov["data"]["meta"]["made_by"] == {"test": True}
     assert "test_mse" in prov
+
+
+def test_train_command_follows_the_search_playout_rules_when_asked(tmp_path):
+    data = tmp_path / "p.jsonl"
+    write_file(data)
+    out = tmp_path / "w.json"
+    common = ["--data", str(data), "--iterations", "2", "--m", "2", "--n", "2", "--out", str(out),
+              "--curve", str(tmp_path / "c.json"), "--workers", "0", "--rules", "search"]
+    result = CliRunner().invoke(main, ["train", "balance", *common])
+    assert result.exit_code == 0, result.output
+    rules = read_weights(out).provenance["hyperparameters"]["rules"]
+    assert rules == default_playout_rules().tolist() and any(rules)
+    # The trainers without playouts refuse rules by name, without a traceback.
+    result = CliRunner().invoke(main, ["train", "apprentice", *common])
+    assert result.exit_code != 0 and "apprentice plays no playouts" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_training_starts_from_a_built_in_policy_by_name():

@@ -8,7 +8,8 @@ so that a command line names a whole configured Fuego: the match loop, twogtp an
 cluster workers start it like any other engine.
 
 - `player_command(games=..., seconds=...)`: one thread, a fixed number of games (playouts)
-  a move or a fixed time a move, its opening book on as users run it.
+  a move or a fixed time a move, its opening book on as users run it, positional superko as
+  the match referee plays it.
 - `oracle_command(games)`: one full search per `genmove` whose `uct_value` is a clean
   P(win) for the side that searched (the settings Silver & Tesauro's labels need and the
   shared Fuego-labelled sets were made with: see ORACLE_SETTINGS).
@@ -27,6 +28,11 @@ MISSING = ("fuego: not found on PATH; install Fuego 1.1 (in the Simbal workspace
 
 # One thread: Fuego uses every core by default, which makes no match or label comparable.
 ONE_THREAD = ("uct_param_search number_threads 1",)
+
+# The match referee (engine/play/game.py) forbids any repeat of a whole-board position
+# (positional superko); Fuego 1.1's default `superko` is situational, under which it played a
+# move the referee refuses in 36 of 600 self-play games (BENCHMARKS.md, session 19), a forfeit.
+POSITIONAL_SUPERKO = ("go_param_rules ko_rule pos_superko",)
 
 # Why each line (Fuego 1.1's defaults would change the value `uct_value` reads):
 ORACLE_SETTINGS = (
@@ -69,13 +75,13 @@ def player_settings(games=None, seconds=None):
     if games is not None and seconds is not None:
         raise ValueError("Fuego player: give games or seconds, not both")
     if games is not None:
-        return (*ONE_THREAD, "uct_param_player ignore_clock 1",
+        return (*ONE_THREAD, *POSITIONAL_SUPERKO, "uct_param_player ignore_clock 1",
                 f"uct_param_player max_games {int(games)}")
     if seconds is not None:
         # Fuego 1.1 has no max_time: `timelimit` is its time a move when the game has no
         # clock (with ignore_clock 1 it would search without any limit).
-        return (*ONE_THREAD, f"go_param timelimit {seconds:g}")
-    return ONE_THREAD
+        return (*ONE_THREAD, *POSITIONAL_SUPERKO, f"go_param timelimit {seconds:g}")
+    return (*ONE_THREAD, *POSITIONAL_SUPERKO)
 
 
 def oracle_settings(games):

@@ -138,6 +138,9 @@ def test_fuego_player_settings_fix_playouts_or_time_on_one_thread():
     by_time = fuego.player_settings(seconds=1.5)
     assert "go_param timelimit 1.5" in by_time
     assert not any("ignore_clock" in line for line in by_time)   # else no limit at all
+    for lines in (by_games, by_time, fuego.player_settings()):
+        # the referee's ko rule; Fuego's own default (situational superko) forfeits games
+        assert "go_param_rules ko_rule pos_superko" in lines
     with pytest.raises(ValueError):
         fuego.player_settings(games=10, seconds=1)
     assert fuego.config_file(by_games) == fuego.config_file(by_games)

@@ -6,11 +6,14 @@
 # weights/9x9-prior.json: the defaults, GnuGo 3.8 level 10's moves in the 1,097 games it played
 # against Simbal in sessions 5-7 (data/9x9-gnugo, 31,608 positions; the SGFs are the match
 # records of BENCHMARKS.md), 3,000 test positions.
-# The Fuego prior (BENCHMARKS.md, session 19): Fuego 1.1's moves in its self-play games,
-#   DATA=data/9x9-fuego PLAYER= ITER=64000 sh data/train-prior-9x9.sh runs/prior-9x9-fuego
+# Other experts (BENCHMARKS.md, session 19, where the commands that made the data are): Fuego
+# 1.1's moves in its self-play match records,
+#   DATA=runs/s19-fuego-selfplay PLAYER= ITER=64000 sh data/train-prior-9x9.sh runs/prior-9x9-fuego
+# or a position file that already has expert moves (`simbal data experts`):
+#   MOVES=runs/s19-fexpert/fuego-experts.jsonl sh data/train-prior-9x9.sh runs/prior-9x9-fexpert
 #
-# Usage: [DATA=FOLDER] [PLAYER=NAME, empty for every move] [ITER=N] [TEST=N]
-#        sh data/train-prior-9x9.sh [OUT_DIR]
+# Usage: [DATA=FOLDER] [PLAYER=NAME, empty for every move] [MOVES=FILE instead of DATA]
+#        [ITER=N] [TEST=N] sh data/train-prior-9x9.sh [OUT_DIR]
 set -e
 S="${SIMBAL:-.venv/bin/simbal}"
 O="${1:-runs/prior-9x9}"
@@ -19,7 +22,11 @@ PLAYER="${PLAYER-gnugo10}"
 ITER="${ITER:-36000}"
 TEST="${TEST:-3000}"
 mkdir -p "$O"
-$S data sgf "$DATA" --size 9 ${PLAYER:+--player "$PLAYER"} --out "$O/moves.jsonl"
+if [ -n "$MOVES" ]; then
+  cp "$MOVES" "$O/moves.jsonl"
+else
+  $S data sgf "$DATA" --size 9 ${PLAYER:+--player "$PLAYER"} --out "$O/moves.jsonl"
+fi
 $S data split --in "$O/moves.jsonl" --test "$TEST" --seed 1 --train-out "$O/train.jsonl" \
   --test-out "$O/test.jsonl"
 $S train apprentice --data "$O/train.jsonl" --size 9 --features pattern3x3 --init zero \

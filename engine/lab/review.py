@@ -4,13 +4,20 @@
 replays the games on sgfmill's board (a rules implementation independent of ours) and finds
 every move that extended a chain out of atari to exactly two liberties after which that
 chain was captured within `horizon` moves: the mark of a misread ladder or net, the way
-Simbal's losses to GnuGo began (BENCHMARKS.md, Strength, session 6).  `simbal review`
-prints the count per game and in all, for one named player against the other.
+Simbal's losses to GnuGo began (BENCHMARKS.md, Strength, session 6).  Each escape found is
+also put to the tree's own ladder reader (engine/tactics/ladders.py `escape_is_caught`, on our
+board): an escape the reader calls caught was played *against* the search's knowledge, a
+search fault; one it calls free is a reading fault (a net, a race, a later blunder).
+`simbal review` prints the count per game and in all, for one named player against the other.
 """
 import json
 from pathlib import Path
 
 from sgfmill import boards, sgf
+
+from engine.core.board import BLACK, WHITE, is_legal, new_board, play
+from engine.core.coords import point
+from engine.tactics.ladders import escape_is_caught
 
 
 def _chain(board, point):
@@ -63,9 +70,31 @@ def collapses(game, horizon=12):
     return found
 
 
+def read_as_caught(game, found):
+    """For each (move index, colour, stones) of `collapses(game)`: does the tree's ladder
+    reader call that escape caught in the position before it?"""
+    size = game.get_size()
+    moves = [node.get_move() for node in game.get_main_sequence()[1:]]
+    wanted = {i for i, _, _ in found}
+    board, scratch = new_board(size), new_board(size)
+    caught = {}
+    for i, (colour, where) in enumerate(moves[:max(wanted, default=-1) + 1]):
+        if colour is None or where is None:
+            continue
+        c = BLACK if colour == "b" else WHITE
+        p = point(size, *where)
+        if not is_legal(board, p, c):
+            raise ValueError(f"move {i + 1} is illegal")
+        if i in wanted:
+            caught[i] = bool(escape_is_caught(board, p, c, scratch))
+        play(board, p, c)
+    return [caught[i] for i, _, _ in found]
+
+
 def review(folder, player, horizon=12):
-    """Per game and in all: `player`'s collapses and its opponent's, and the game's result
-    for `player`.  Games whose SGF cannot be read are listed under "unreadable"."""
+    """Per game and in all: `player`'s collapses and its opponent's ([move index, stones,
+    read as caught by the tree's ladder reader] each), and the game's result for `player`.
+    Games whose SGF cannot be read are listed under "unreadable"."""
     folder = Path(folder)
     games, unreadable = [], []
     for line in (folder / "results.jsonl").read_text().splitlines():
@@ -74,6 +103,7 @@ def review(folder, player, horizon=12):
         try:
             game = sgf.Sgf_game.from_bytes(path.read_bytes())
             found = collapses(game, horizon)
+            read = read_as_caught(game, found)
         except (OSError, ValueError) as err:
             unreadable.append(f"{path}: {err}")
             continue
@@ -81,12 +111,15 @@ def review(folder, player, horizon=12):
             raise ValueError(f"{folder}: {player!r} did not play game {result['game']}")
         mine = "b" if result["black"] == player else "w"
         score = result["a_wins"] if result.get("a_colour") == mine.upper() else 1 - result["a_wins"]
+        escapes = [[i, s, r] for (i, c, s), r in zip(found, read)]
         games.append({"game": result["game"], "score": score,
-                      "own": [[i, s] for i, c, s in found if c == mine],
-                      "opponent": [[i, s] for i, c, s in found if c != mine]})
+                      "own": [e for e, (_, c, _) in zip(escapes, found) if c == mine],
+                      "opponent": [e for e, (_, c, _) in zip(escapes, found) if c != mine]})
     hit = [g for g in games if g["own"]]
+    own = [e for g in games for e in g["own"]]
     return {"folder": str(folder), "player": player, "horizon": horizon, "games": len(games),
             "losses": sum(g["score"] == 0 for g in games),
             "games_with_collapse": len(hit), "losses_with_collapse": sum(g["score"] == 0 for g in hit),
             "opponent_games_with_collapse": sum(bool(g["opponent"]) for g in games),
+            "own_escapes": len(own), "own_escapes_read_caught": sum(e[2] for e in own),
             "per_game": games, "unreadable": unreadable}

@@ -6,15 +6,18 @@ from click.testing import CliRunner
 from sgfmill import sgf
 
 from engine.lab.cli import main
-from engine.lab.review import collapses, review
+from engine.lab.review import collapses, read_as_caught, review
 
 # Black C3 is put in atari and runs out to two liberties at D3 (move 8); White ataris again
-# and takes both stones on the third move after the escape.
+# and takes both stones on the third move after the escape.  Black's stones on the J line
+# break the ladder, so the escape was sound and Black lost the stones by playing elsewhere;
+# on the A line they do not, and the escape ran into a working ladder.
 MOVES = ["B C3", "W B3", "B J9", "W C2", "B J8", "W D2", "B J7", "W C4", "B D3", "W E3",
          "B J6", "W D4", "B J5"]
+LADDER = [m.replace("B J", "B A") for m in MOVES]
 
 
-def write_game(path, black, white, moves=MOVES):
+def make_game(black="b", white="w", moves=MOVES):
     game = sgf.Sgf_game(size=9)
     game.root.set("PB", black)
     game.root.set("PW", white)
@@ -23,24 +26,32 @@ def write_game(path, black, white, moves=MOVES):
         col = "abcdefghj".index(vertex[0])
         node = game.extend_main_sequence()
         node.set_move(colour, (int(vertex[1:]) - 1, col))
-    path.write_bytes(game.serialise())
+    return game
+
+
+def write_game(path, black, white, moves=MOVES):
+    path.write_bytes(make_game(black, white, moves).serialise())
 
 
 def test_an_escape_captured_two_moves_later_is_found():
-    path_game = sgf.Sgf_game(size=9)
-    for move in MOVES:
-        colour, vertex = move.lower().split()
-        path_game.extend_main_sequence().set_move(colour, (int(vertex[1:]) - 1,
-                                                           "abcdefghj".index(vertex[0])))
+    path_game = make_game()
     assert collapses(path_game) == [(8, "b", 2)]
     assert collapses(path_game, horizon=3) == [(8, "b", 2)]
     assert collapses(path_game, horizon=2) == []   # the capture is the third move after
 
 
+def test_the_tree_ladder_reader_tells_a_broken_ladder_from_a_working_one():
+    sound, doomed = make_game(), make_game(moves=LADDER)
+    assert collapses(doomed) == collapses(sound) == [(8, "b", 2)]
+    assert read_as_caught(sound, collapses(sound)) == [False]
+    assert read_as_caught(doomed, collapses(doomed)) == [True]
+    assert read_as_caught(sound, []) == []
+
+
 def test_review_counts_per_player_across_colours(tmp_path):
     (tmp_path / "games").mkdir()
     write_game(tmp_path / "games" / "game-0000.sgf", "simbal", "gnugo")
-    write_game(tmp_path / "games" / "game-0001.sgf", "gnugo", "simbal")
+    write_game(tmp_path / "games" / "game-0001.sgf", "gnugo", "simbal", LADDER)
     results = [{"black": "simbal", "white": "gnugo", "game": 0, "a_colour": "B", "a_wins": 0.0},
                {"black": "gnugo", "white": "simbal", "game": 1, "a_colour": "W", "a_wins": 1.0}]
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
@@ -48,13 +59,17 @@ def test_review_counts_per_player_across_colours(tmp_path):
     assert report["games"] == 2 and report["losses"] == 1
     assert report["games_with_collapse"] == 1 and report["losses_with_collapse"] == 1
     assert report["opponent_games_with_collapse"] == 1
-    assert report["per_game"][1]["opponent"] == [[8, 2]]
+    assert report["per_game"][0]["own"] == [[8, 2, False]]
+    assert report["per_game"][1]["opponent"] == [[8, 2, True]]
+    assert report["own_escapes"] == 1 and report["own_escapes_read_caught"] == 0
     other = review(tmp_path, "gnugo")   # Black in game 1, which it lost
     assert [g["score"] for g in other["per_game"]] == [1.0, 0.0]
-    assert other["per_game"][1]["own"] == [[8, 2]] and other["losses_with_collapse"] == 1
+    assert other["per_game"][1]["own"] == [[8, 2, True]] and other["losses_with_collapse"] == 1
+    assert other["own_escapes_read_caught"] == 1
     out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "simbal"])
     assert out.exit_code == 0
     assert "1 of 2 games" in out.output and "(1 of its 1 losses)" in out.output
+    assert "0 of its 1 such escapes were read as caught" in out.output
 
 
 def test_unreadable_games_and_unknown_players_are_reported(tmp_path):

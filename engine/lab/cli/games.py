@@ -109,13 +109,16 @@ def review(folder, player, horizon, as_json):
     for g in report["per_game"]:
         if g["own"] or g["opponent"]:
             click.echo(f"game {g['game']}: {player} scored {g['score']:g}; escapes captured "
-                       f"(move, stones): {player} {g['own']}, opponent {g['opponent']}")
+                       f"(move, stones, read as caught): {player} {g['own']}, "
+                       f"opponent {g['opponent']}")
     for problem in report["unreadable"]:
         click.echo(f"unreadable: {problem}", err=True)
     click.echo(f"{player}: {report['games_with_collapse']} of {report['games']} games with an "
                f"escape into two liberties captured within {horizon} moves "
                f"({report['losses_with_collapse']} of its {report['losses']} losses); "
                f"opponent: {report['opponent_games_with_collapse']} games")
+    click.echo(f"{player}: {report['own_escapes_read_caught']} of its {report['own_escapes']} "
+               f"such escapes were read as caught by the tree's ladder reader")
 
 
 @click.command()

@@ -83,7 +83,8 @@ def test_fuego_specs_fix_games_or_seconds_on_one_thread(tmp_path, monkeypatch):
     config = Path(gtp_command("fuego:1.5s").split("--config ")[1]).read_text().splitlines()
     assert "go_param timelimit 1.5" in config
     config = Path(gtp_command("fuego").split("--config ")[1]).read_text().splitlines()
-    assert config == ["uct_param_search number_threads 1", f"book_load {book}"]
+    assert config == ["uct_param_search number_threads 1", "go_param_rules ko_rule pos_superko",
+                      f"book_load {book}"]
     assert gtp_command("gnugo:3").endswith("--level 3 --chinese-rules")
     monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="fuego: not found on PATH"):

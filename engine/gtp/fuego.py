@@ -74,14 +74,15 @@ def player_settings(games=None, seconds=None):
     with neither its own time management under the game's clock."""
     if games is not None and seconds is not None:
         raise ValueError("Fuego player: give games or seconds, not both")
+    player = (*ONE_THREAD, *POSITIONAL_SUPERKO)
     if games is not None:
-        return (*ONE_THREAD, *POSITIONAL_SUPERKO, "uct_param_player ignore_clock 1",
+        return (*player, "uct_param_player ignore_clock 1",
                 f"uct_param_player max_games {int(games)}")
     if seconds is not None:
         # Fuego 1.1 has no max_time: `timelimit` is its time a move when the game has no
         # clock (with ignore_clock 1 it would search without any limit).
-        return (*ONE_THREAD, *POSITIONAL_SUPERKO, f"go_param timelimit {seconds:g}")
-    return (*ONE_THREAD, *POSITIONAL_SUPERKO)
+        return (*player, f"go_param timelimit {seconds:g}")
+    return player
 
 
 def oracle_settings(games):

@@ -111,10 +111,10 @@ def review(folder, player, horizon=12):
             raise ValueError(f"{folder}: {player!r} did not play game {result['game']}")
         mine = "b" if result["black"] == player else "w"
         score = result["a_wins"] if result.get("a_colour") == mine.upper() else 1 - result["a_wins"]
-        escapes = [[i, s, r] for (i, c, s), r in zip(found, read)]
+        escapes = [(c == mine, [i, s, r]) for (i, c, s), r in zip(found, read)]
         games.append({"game": result["game"], "score": score,
-                      "own": [e for e, (_, c, _) in zip(escapes, found) if c == mine],
-                      "opponent": [e for e, (_, c, _) in zip(escapes, found) if c != mine]})
+                      "own": [e for is_mine, e in escapes if is_mine],
+                      "opponent": [e for is_mine, e in escapes if not is_mine]})
     hit = [g for g in games if g["own"]]
     own = [e for g in games for e in g["own"]]
     return {"folder": str(folder), "player": player, "horizon": horizon, "games": len(games),

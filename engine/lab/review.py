@@ -8,7 +8,9 @@ Simbal's losses to GnuGo began (BENCHMARKS.md, Strength, session 6).  Each escap
 also put to the tree's own ladder reader (engine/tactics/ladders.py `escape_is_caught`, on our
 board): an escape the reader calls caught was played *against* the search's knowledge, a
 search fault; one it calls free is a reading fault (a net, a race, a later blunder).
-`simbal review` prints the count per game and in all, for one named player against the other.
+`simbal review` prints the count per game and in all, for one named player against the other;
+with `--labels` it also says where the games were won and lost by an oracle's values of their
+positions (engine/lab/swings.py).
 """
 import json
 from pathlib import Path
@@ -17,6 +19,7 @@ from sgfmill import boards, sgf
 
 from engine.core.board import BLACK, WHITE, is_legal, new_board, play
 from engine.core.coords import point
+from engine.lab.swings import game_values, swings
 from engine.tactics.ladders import escape_is_caught
 
 
@@ -91,12 +94,14 @@ def read_as_caught(game, found):
     return [caught[i] for i, _, _ in found]
 
 
-def review(folder, player, horizon=12):
+def review(folder, player, horizon=12, labels=None, blunder=0.2):
     """Per game and in all: `player`'s collapses and its opponent's ([move index, stones,
     read as caught by the tree's ladder reader] each), and the game's result for `player`.
-    Games whose SGF cannot be read are listed under "unreadable"."""
+    Games whose SGF cannot be read are listed under "unreadable".  With `labels` (a labelled
+    position file of the games' positions) the report's "swings" entry says where the games
+    were decided (engine/lab/swings.py)."""
     folder = Path(folder)
-    games, unreadable = [], []
+    games, unreadable, played = [], [], []
     for line in (folder / "results.jsonl").read_text().splitlines():
         result = json.loads(line)
         path = folder / "games" / f"game-{int(result['game']):04d}.sgf"
@@ -112,14 +117,20 @@ def review(folder, player, horizon=12):
         mine = "b" if result["black"] == player else "w"
         score = result["a_wins"] if result.get("a_colour") == mine.upper() else 1 - result["a_wins"]
         escapes = [(c == mine, [i, s, r]) for (i, c, s), r in zip(found, read)]
+        colours = [node.get_move()[0] for node in game.get_main_sequence()[1:]]
+        played.append((path.stem, mine, score, colours))
         games.append({"game": result["game"], "score": score,
                       "own": [e for is_mine, e in escapes if is_mine],
                       "opponent": [e for is_mine, e in escapes if not is_mine]})
     hit = [g for g in games if g["own"]]
     own = [e for g in games for e in g["own"]]
-    return {"folder": str(folder), "player": player, "horizon": horizon, "games": len(games),
-            "losses": sum(g["score"] == 0 for g in games),
-            "games_with_collapse": len(hit), "losses_with_collapse": sum(g["score"] == 0 for g in hit),
-            "opponent_games_with_collapse": sum(bool(g["opponent"]) for g in games),
-            "own_escapes": len(own), "own_escapes_read_caught": sum(e[2] for e in own),
-            "per_game": games, "unreadable": unreadable}
+    report = {"folder": str(folder), "player": player, "horizon": horizon, "games": len(games),
+              "losses": sum(g["score"] == 0 for g in games),
+              "games_with_collapse": len(hit),
+              "losses_with_collapse": sum(g["score"] == 0 for g in hit),
+              "opponent_games_with_collapse": sum(bool(g["opponent"]) for g in games),
+              "own_escapes": len(own), "own_escapes_read_caught": sum(e[2] for e in own),
+              "per_game": games, "unreadable": unreadable}
+    if labels is not None:
+        report["swings"] = swings(played, game_values(labels), blunder)
+    return report

@@ -82,3 +82,63 @@ def test_unreadable_games_and_unknown_players_are_reported(tmp_path):
     write_game(tmp_path / "games" / "game-0000.sgf", "a", "b")
     out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "nobody"])
     assert out.exit_code == 1 and "did not play game 0" in out.output
+
+
+def write_labels(path, game_name, moves, value_black):
+    """A labelled position file for one game: the position before move k valued
+    `value_black(k)` (ids as `simbal data sgf` writes them)."""
+    lines = []
+    for k in range(len(moves) + 1):
+        played = [m.split() for m in moves[:k]]
+        to_play = "B" if k % 2 == 0 else "W"
+        lines.append(json.dumps({"id": f"{game_name}:{k + 1}", "size": 9, "komi": 7.5,
+                                 "moves": played, "to_play": to_play,
+                                 "value_black": value_black(k)}))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_labels_find_the_move_that_gave_the_game_away(tmp_path):
+    (tmp_path / "games").mkdir()
+    write_game(tmp_path / "games" / "game-0000.sgf", "simbal", "gnugo")
+    write_game(tmp_path / "games" / "game-0001.sgf", "gnugo", "simbal")
+    results = [{"black": "simbal", "white": "gnugo", "game": 0, "a_colour": "B", "a_wins": 0.0},
+               {"black": "gnugo", "white": "simbal", "game": 1, "a_colour": "W", "a_wins": 1.0}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
+    labels = tmp_path / "labels.jsonl"
+    # Game 0: Black's fifth move (J8) gives away 0.3; White's moves change nothing.  Game 1 is
+    # not labelled.
+    write_labels(labels, "game-0000", MOVES, lambda k: 0.5 if k <= 4 else 0.2)
+    sw = review(tmp_path, "simbal", labels=labels)["swings"]
+    assert sw["games"] == 1 and sw["losses"] == 1 and sw["unlabelled_games"] == ["game-0001"]
+    (game,) = sw["per_game"]
+    assert game["decisive"] == [5, 0.3]
+    assert game["own_blunders"] == [[5, 0.3]] and game["opponent_blunders"] == []
+    assert game["value_at"] == {10: 0.2}
+    assert sw["losses_decided_in"]["moves 1-20"] == 1
+    assert sw["own_blunders"] == {"losses": 1, "wins": 0}
+    # From White's side the same values are White's gain: no blunder of its own, Black's one.
+    sw = review(tmp_path, "gnugo", labels=labels)["swings"]
+    assert sw["wins"] == 1 and sw["per_game"][0]["own_blunders"] == []
+    assert sw["opponent_blunders"] == {"losses": 0, "wins": 1}
+    assert sw["mean_value_in_wins"][10] == 0.8
+    assert review(tmp_path, "simbal", labels=labels, blunder=0.31)["swings"]["own_blunders"] == \
+        {"losses": 0, "wins": 0}
+    out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "simbal",
+                                    "--labels", str(labels)])
+    assert out.exit_code == 0, out.output
+    assert "1 labelled losses, by the phase of the move that gave most away: moves 1-20 1" \
+        in out.output
+    assert "simbal 1 in its losses" in out.output
+
+
+def test_labels_with_ids_that_name_no_move_are_refused(tmp_path):
+    (tmp_path / "games").mkdir()
+    write_game(tmp_path / "games" / "game-0000.sgf", "a", "b")
+    (tmp_path / "results.jsonl").write_text(json.dumps(
+        {"black": "a", "white": "b", "game": 0, "a_colour": "B", "a_wins": 1.0}) + "\n")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "p1", "size": 9, "komi": 7.5, "moves": [],
+                                  "to_play": "B", "value_black": 0.5}) + "\n")
+    out = CliRunner().invoke(main, ["review", str(tmp_path), "--player", "a",
+                                    "--labels", str(labels)])
+    assert out.exit_code == 1 and "'p1' is not <game>:<move number>" in out.output

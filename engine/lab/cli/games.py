@@ -1,5 +1,6 @@
 """The commands that play or read games between engines: `simbal match` (two GTP engines),
-`simbal review` (a match folder's escapes into captures), `simbal tournament` (round robin or
+`simbal review` (a match folder's escapes into captures, and with labels where its games were
+decided), `simbal tournament` (round robin or
 gauntlet, then ratings), `simbal regress` (GTP regression suites) and `simbal agreement`
 (engines' moves compared on a position file).  Options and output only: the work is in
 engine.lab.match, review, players, tournament, regress and agreement."""
@@ -94,13 +95,19 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
 @click.option("--player", required=True, help="The name (from --names) whose play to review.")
 @click.option("--horizon", default=12, show_default=True, type=click.IntRange(1),
               help="Moves after the escape within which a capture counts.")
+@click.option("--labels", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Labelled positions of the folder's games (`simbal data sgf FOLDER/games`, "
+                   "then `simbal data label`): also say where the games were decided.")
+@click.option("--blunder", default=0.2, show_default=True, type=click.FloatRange(0, 1),
+              help="With --labels: a move that gives away this much of the value is a blunder.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole review as JSON.")
-def review(folder, player, horizon, as_json):
-    """Chains run out of atari into a capture, per game, in a `simbal match` FOLDER."""
+def review(folder, player, horizon, labels, blunder, as_json):
+    """Chains run out of atari into a capture, per game, in a `simbal match` FOLDER; with
+    --labels, the move of each game that gave most away and the blunders of both sides."""
     from engine.lab.review import review as review_folder
 
     try:
-        report = review_folder(folder, player, horizon)
+        report = review_folder(folder, player, horizon, labels, blunder)
     except (OSError, ValueError, KeyError) as err:
         raise click.ClickException(f"{folder}: {err}") from None
     if as_json:
@@ -119,6 +126,24 @@ def review(folder, player, horizon, as_json):
                f"opponent: {report['opponent_games_with_collapse']} games")
     click.echo(f"{player}: {report['own_escapes_read_caught']} of its {report['own_escapes']} "
                f"such escapes were read as caught by the tree's ladder reader")
+    if "swings" in report:
+        _echo_swings(player, report["swings"])
+
+
+def _echo_swings(player, sw):
+    for name in sw["unlabelled_games"]:
+        click.echo(f"unlabelled: {name} has no labelled positions", err=True)
+    decided = ", ".join(f"{phase} {n}" for phase, n in sw["losses_decided_in"].items())
+    click.echo(f"{player}'s {sw['losses']} labelled losses, by the phase of the move that gave "
+               f"most away: {decided}")
+    for group in ("losses", "wins"):
+        means = sw[f"mean_value_in_{group}"]
+        click.echo(f"{player}'s mean value in its {group} after move "
+                   + ", ".join(f"{m}: {v:.3f}" for m, v in means.items() if v is not None))
+    own, opp = sw["own_blunders"], sw["opponent_blunders"]
+    click.echo(f"blunders (a move giving away >= {sw['blunder']:g}): {player} {own['losses']} "
+               f"in its losses and {own['wins']} in its wins; the opponent {opp['losses']} and "
+               f"{opp['wins']}")
 
 
 @click.command()

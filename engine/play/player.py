@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, play
+from engine.play.book import default_book_spec, read_book
 from engine.core.rng import make_rng
 from engine.play.game import Game, opponent
 from engine.play.status import classify
@@ -106,7 +107,8 @@ class SearchThread:
 
 
 class Engine:
-    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None, prior=None):
+    def __init__(self, size=9, komi=7.5, settings=None, weights=None, log=None, prior=None,
+                 book=None):
         self.game = Game(size, komi)
         self.settings = settings or Settings()
         self.weights = None         # the spec in use; None: the best shipped for the size
@@ -115,6 +117,7 @@ class Engine:
         self._policy_size = self._prior_size = None
         self.load_prior(prior)
         self.load_weights(weights)
+        self.load_book(book)
         self.clock = TimeControl()
         self.log = log or (lambda *a: None)
         self._decisions = 0
@@ -146,6 +149,31 @@ class Engine:
         self._prior = None if spec_used == "playout" else load_policy(spec_used, size)
         self.prior_weights, self._prior_size = spec, size
         self._threads = []
+
+    def load_book(self, spec):
+        """Play from the opening book `spec` (a book file; "none": no book; None: the shipped
+        book of the board size, if any).  BookFileError naming the file if it is bad, and the
+        book in use is kept."""
+        book = None if spec in (None, "none") else read_book(spec)
+        self.book_spec, self._book, self._book_size = spec, book, None
+
+    @property
+    def book(self):
+        """The opening book in use for the current board size, or None."""
+        if self.book_spec is None and self._book_size != self.game.size:
+            path = default_book_spec(self.game.size)
+            self._book, self._book_size = (read_book(path) if path else None), self.game.size
+        return self._book
+
+    def book_move(self, colour):
+        """The book's move for `colour` here, or None: only in a game from the empty board
+        whose size and komi are the book's, and only a legal move (superko checked)."""
+        book, g = self.book, self.game
+        if (book is None or book.size != g.size or book.komi != g.komi or g.handicap
+                or int(g.initial_board.meta[M_NEMPTY]) != g.size * g.size):
+            return None
+        p = book.move(g.board.color, colour)
+        return p if p is not None and g.is_legal(colour, p) else None
 
     def _follow_board_size(self):
         if self._policy_size != self.game.size:  # boardsize changed: same specs, new size
@@ -386,6 +414,11 @@ class Engine:
             if winning and not (cleanup and dead_theirs):
                 rescue = self._rescue_before_passing(colour, dead)
                 return PASS if rescue is None else rescue
+        if not cleanup:
+            p = self.book_move(colour)
+            if p is not None:
+                self.log(f"genmove: book move {p}")
+                return p
         deadline, total = self.think_budget(colour)
         sims = self.search(colour, deadline, total, report, interval, should_stop,
                            deeper=deeper)

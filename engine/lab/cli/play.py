@@ -56,6 +56,9 @@ def _read_config(ctx, param, path):
               help="Tree prior (H of the search): a weight file, uniform, handcrafted, or playout "
                    "(the playout policy's own scores; default: the best shipped prior for the "
                    "board size, else playout).")
+@click.option("--book", default=None,
+              help="Opening book: a book file (`simbal book`), or none (default: the shipped "
+                   "book for the board size, if there is one).")
 @seed_option(help="Random seed: with --playouts, every decision is reproducible.")
 @click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
               help="Hard cap on search-tree nodes (memory); the search goes on when it is full.")
@@ -75,8 +78,8 @@ def _read_config(ctx, param, path):
 @click.option("--log", "transcript_path", type=click.Path(dir_okay=False), default=None,
               help="Write a transcript of the session (every line in `<` and out `>`, with "
                    "seconds since the start) to this file.")
-def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes, resign, ponder,
-        max_move_seconds, params, verbose, live_gfx, transcript_path):
+def gtp(size, komi, playouts, seconds, threads, weights, prior, book, seed, max_nodes, resign,
+        ponder, max_move_seconds, params, verbose, live_gfx, transcript_path):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up
@@ -91,9 +94,9 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, seed, max_nodes,
     try:
         settings = Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder,
                             max_move_seconds=max_move_seconds)
-        engine = Engine(size, komi, settings, weights=weights, log=log, prior=prior)
-    except ValueError as e:  # WeightFileError names the file and the problem
-        raise click.BadParameter(str(e), param_hint="--weights/--prior") from None
+        engine = Engine(size, komi, settings, weights=weights, log=log, prior=prior, book=book)
+    except ValueError as e:  # WeightFileError and BookFileError name the file and the problem
+        raise click.BadParameter(str(e), param_hint="--weights/--prior/--book") from None
     for item in params:
         try:
             engine.set_param(*parse_setting(item))

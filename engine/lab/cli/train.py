@@ -1,7 +1,7 @@
 """`simbal train ALGO` (a playout policy by one of the five trainers), `simbal train-prior`
-(a tree prior's large patterns) and `simbal reproduce 5x5|6x6` (the paper's experiment end to
-end).  Options only: the work is in policies.train, policies.train.patterns and
-policies.train.reproduce.
+(a tree prior's large patterns), `simbal book` (an opening book from deep searches) and
+`simbal reproduce 5x5|6x6` (the paper's experiment end to end).  Options only: the work is in
+policies.train, policies.train.patterns, policies.train.reproduce and engine.lab.book.
 
 `train` takes its options in groups: what it learns from, the step schedule, evaluation, the
 trainers' own hyperparameters and the outputs; policies.train.make_settings turns the first
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import click
 import numpy as np
 
-from engine.lab.cli.options import (one_line_errors, option_group, pick, rules_option,
+from engine.lab.cli.options import (command_line, one_line_errors, option_group, pick, rules_option,
                                     seed_option, stderr)
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
@@ -241,3 +241,44 @@ def _base_weights(base, size):
                 base)
     wf = read_weights(base)
     return wf.feature_set, wf.board_sizes, wf.weights, wf.provenance
+
+
+@click.command("book")
+@click.option("--size", default=9, show_default=True, type=click.IntRange(2, 25))
+@click.option("--komi", default=7.5, show_default=True, type=float,
+              help="The book serves games with this komi only.")
+@click.option("--playouts", default=50000, show_default=True, type=click.IntRange(1),
+              help="Simulations of each position's search.")
+@click.option("--plies", default=10, show_default=True, type=click.IntRange(1),
+              help="Depth of the book: positions after at most this many moves less one.")
+@click.option("--branch", default=3, show_default=True, type=click.IntRange(1),
+              help="Moves of each position followed to the next ply (most visited first).")
+@click.option("--share", default=0.25, show_default=True, type=click.FloatRange(0, 1),
+              help="... each with at least this share of the best move's visits.")
+@click.option("--max-positions", default=500, show_default=True, type=click.IntRange(1),
+              help="Stop when the book holds this many positions.")
+@click.option("--games", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Also search every position of the openings of the SGF games under this "
+                   "folder (e.g. a match's games/): the lines opponents play.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A search parameter for the book's searches (repeatable).")
+@seed_option()
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="The book file (extended when it exists: an interrupted build resumes).")
+@cluster_options
+def book(size, komi, playouts, plies, branch, share, max_positions, games, params, seed, out,
+         workers, scheduler):
+    """Build an opening book from the engine's own deep searches (engine/lab/book.py); the
+    engine plays it with `--book FILE`, and by default when weights/defaults.json names one."""
+    from engine.lab.book import build_book
+    from engine.play.book import BookFileError
+    from engine.search.params import parse_setting
+
+    def go():
+        settings = tuple(parse_setting(item) for item in params)
+        made_by = {"command": command_line()}
+        with cluster_for(workers, scheduler, stderr) as cluster, ProgressBar("position") as bar:
+            result = build_book(out, size, komi, playouts, plies, branch, share,
+                                max_positions, games, settings, seed, cluster, made_by, bar)
+        click.echo(json.dumps({"book": str(out), "positions": len(result)}))
+    one_line_errors(go, (BookFileError, OSError, ValueError))

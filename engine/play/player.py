@@ -9,7 +9,8 @@ alive / seki stones, score.  It knows the game but nothing of the protocol
 (engine/gtp/ translates).
 
 Trees survive from one move to the next: a new search walks the old tree down
-the moves played since and keeps that subtree (engine/search/tree.py `reuse`).
+the moves played since and keeps that subtree (engine/search/tree.py `reuse`).  In the
+opening, a move the opening book holds for the position (book.py) is played without a search.
 """
 import math
 import threading

@@ -43,8 +43,7 @@ def search_position(unit, size, komi, playouts, params=()):
     for colour, p in moves:
         engine.game.play(colour, p)
     engine.settings.seed = seed
-    colour = WHITE if moves and moves[-1][0] == BLACK else BLACK
-    engine.search(colour, None, playouts)
+    engine.search(_to_play(moves), None, playouts)
     return [(int(s.move), int(s.visits), float(s.winrate)) for s in engine.root_stats()]
 
 
@@ -69,12 +68,16 @@ def game_openings(folder, size, plies):
     return lines
 
 
+def _to_play(moves):
+    """The colour to move after `moves` (Black first, then alternating as recorded)."""
+    return WHITE if moves and moves[-1][0] == BLACK else BLACK
+
+
 def _position_after(size, komi, moves):
     game = Game(size, komi)
     for colour, p in moves:
         game.play(colour, p)
-    colour = WHITE if moves and moves[-1][0] == BLACK else BLACK
-    return game, colour
+    return game, _to_play(moves)
 
 
 def build_book(out, size=9, komi=7.5, playouts=50000, plies=10, branch=3, share=0.25,

@@ -67,6 +67,7 @@ def swings(games, values, blunder=0.2):
         per_game.append({
             "game": name, "score": score,
             "decisive": None if worst is None else [worst[0] + 1, round(worst[1], 4)],
+            "decided_in": None if worst is None else _phase(worst[0]),
             "own_blunders": [[k + 1, round(x, 4)] for k, x in own if x >= blunder],
             "opponent_blunders": [[k + 1, round(x, 4)] for k, x in theirs if x >= blunder],
             "value_at": {m: round(view[m], 4) for m in CHECKPOINTS if m in view},
@@ -83,8 +84,8 @@ def swings(games, values, blunder=0.2):
 
     return {
         "games": len(per_game), "losses": len(lost), "wins": len(won), "blunder": blunder,
-        "losses_decided_in": {name: sum(g["decisive"] is not None and _phase(g["decisive"][0] - 1)
-                                        == name for g in lost) for _, _, name in PHASES},
+        "losses_decided_in": {name: sum(g["decided_in"] == name for g in lost)
+                              for _, _, name in PHASES},
         "mean_value_in_losses": {m: mean_at(lost, m) for m in CHECKPOINTS},
         "mean_value_in_wins": {m: mean_at(won, m) for m in CHECKPOINTS},
         "own_blunders": {"losses": blunders(lost, "own_blunders"),

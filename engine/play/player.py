@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.core.board import BLACK, M_HASH, M_NEMPTY, PASS, copy_board, play
-from engine.play.book import default_book_spec, read_book
+from engine.core.coords import format_vertex
 from engine.core.rng import make_rng
+from engine.play.book import default_book_spec, read_book
 from engine.play.game import Game, opponent
 from engine.play.status import classify
 from engine.play.timecontrol import TimeControl
@@ -418,7 +419,7 @@ class Engine:
         if not cleanup:
             p = self.book_move(colour)
             if p is not None:
-                self.log(f"genmove: book move {p}")
+                self.log(f"genmove: book move {format_vertex(p, g.size)}")
                 return p
         deadline, total = self.think_budget(colour)
         sims = self.search(colour, deadline, total, report, interval, should_stop,

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import click
 import numpy as np
 
-from engine.lab.cli.options import (command_line, one_line_errors, option_group, pick, rules_option,
-                                    seed_option, stderr)
+from engine.lab.cli.options import (command_line, one_line_errors, option_group, pick,
+                                    rules_option, seed_option, stderr)
 from engine.lab.progress import ProgressBar
 from engine.parallel.cluster import cluster_for, cluster_options
 from policies.data.files import DataFileError

@@ -5,6 +5,7 @@
 - balance:    policy-gradient simulation balancing, Alg. 1 (balance.py)
 - twostep:    two-step simulation balancing, Alg. 2        (twostep.py)
 - adjust:     simulation adjusting, gap or prob objective  (adjust.py)
+- siblings:   balancing of sibling moves' differences      (siblings.py)
 
 kernels.py holds their compiled work units, loop.py the loop (cluster, schedule, checkpoints,
 progress, curve, weight file), curves.py the plots, inputs.py the training data as arrays,
@@ -23,11 +24,12 @@ from policies.train.balance import Balance
 from policies.train.inputs import Item, describe, load_items
 from policies.train.loop import Settings, run
 from policies.train.reinforce import Reinforce
+from policies.train.siblings import Siblings
 from policies.train.twostep import TwoStep
 
-TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust)}
+TRAINERS = {t.name: t for t in (Apprentice, Reinforce, Balance, TwoStep, Adjust, Siblings)}
 # The trainers whose work runs playouts, which can follow the search's playout rules.
-PLAYING_OUT = ("reinforce", "balance", "adjust")
+PLAYING_OUT = ("reinforce", "balance", "adjust", "siblings")
 
 
 def default_feature_set(size):

@@ -19,7 +19,7 @@ from engine.parallel.cluster import cluster_for, cluster_options
 from policies.data.files import DataFileError
 from policies.weights import WeightFileError
 
-ALGORITHMS = ["apprentice", "reinforce", "balance", "twostep", "adjust"]
+ALGORITHMS = ["apprentice", "reinforce", "balance", "twostep", "adjust", "siblings"]
 # ValueError: a bad checkpoint, mismatched settings, an unknown objective.
 TRAINING_ERRORS = (DataFileError, WeightFileError, OSError, ValueError)
 
@@ -69,14 +69,19 @@ evaluation_options = option_group(
 
 # Option -> the hyperparameter it sets; make_settings keeps those of the chosen trainer.
 HYPERPARAMETERS = {"m": "m", "n": "n", "baseline": "baseline", "games": "games",
-                   "objective": "objective", "candidates": "k", "tau": "tau"}
+                   "objective": "objective", "candidates": "k", "tau": "tau", "level": "level"}
 algorithm_options = option_group(
     click.option("--m", "m", default=16, show_default=True, type=click.IntRange(1),
-                 help="balance: simulations for V."),
+                 help="balance, siblings: simulations for V."),
     click.option("--n", "n", default=None, type=click.IntRange(1),
-                 help="balance: simulations for the gradient (16); adjust: per candidate (32)."),
-    click.option("--baseline", is_flag=True,
-                 help="balance: leave-one-out baseline, no 1/T (unbiased grad E[z], less noise)."),
+                 help="balance, siblings: simulations for the gradient (16); adjust: per "
+                      "candidate (32)."),
+    click.option("--baseline", is_flag=True, default=None,
+                 help="balance: leave-one-out baseline, no 1/T (unbiased grad E[z], less noise); "
+                      "siblings always uses it."),
+    click.option("--level", default=None, type=click.FloatRange(0.0, 1.0),
+                 help="siblings: share of a family's common error balanced too (0: only the "
+                      "differences between siblings; 1: plain balancing of the children)."),
     click.option("--games", default=1, show_default=True, type=click.IntRange(1),
                  help="reinforce: self-play games per work unit."),
     click.option("--objective", default="prob", show_default=True,

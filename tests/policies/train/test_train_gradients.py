@@ -12,7 +12,9 @@ from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_NAKADE, run_playouts
 from policies.softmax import psi
 from policies.train.adjust import Adjust
 from policies.train.balance import Balance
+from policies.train.inputs import Item
 from policies.train.kernels import outcome_sums
+from policies.train.siblings import Siblings, families_of
 from policies.train.twostep import TwoStep
 
 from helpers import board_from_ascii
@@ -128,6 +130,55 @@ def test_algorithm1_step_is_unbiased(positions, theta, baseline):
     sd = steps.std(axis=0) / np.sqrt(len(steps))
     assert np.abs(expected).max() > 0.01
     assert np.all(np.abs(steps.mean(axis=0) - expected) < 5 * sd + 1e-9)
+
+
+def sibling_items(positions, labels):
+    """positions[1] and positions[2] as the two children of one parent, with `labels`."""
+    return [Item(copy_board(b), c, KOMI, value=v, id=f"parent|{k}")
+            for k, ((b, c), v) in enumerate(zip(positions[1:3], labels))]
+
+
+@pytest.mark.parametrize("level", [0.0, 0.5])
+def test_sibling_step_is_unbiased(positions, theta, level):
+    """E[step] = sum_c (e_c - (1 - level) mean e) grad E[z_c] / |family|, e_c = Vhat_c - E z_c:
+    each child balanced against its siblings, plus `level` of their common error."""
+    pol = shape_policy(theta)
+    labels = [0.9, 0.2]
+    items = sibling_items(positions, labels)
+    trainer = Siblings(items, {"m": 4, "n": 4, "level": level})
+    errors, grads = [], []
+    for (b, c), label in zip(positions[1:3], labels):
+        mean, _ = exact_sums(b, c, pol, per_length=False)
+        errors.append(label - exact_value(b, c, pol))
+        grads.append(mean[0, 0] + mean[0, 1])
+    errors = np.array(errors)
+    weights = errors - (1 - level) * errors.mean()
+    expected = (weights[0] * grads[0] + weights[1] * grads[1]) / 2
+    steps = np.array([trainer.work(pol, 0, make_rng(r))[0] for r in range(1500)])
+    sd = steps.std(axis=0) / np.sqrt(len(steps))
+    assert np.abs(expected).max() > 0.005
+    assert np.all(np.abs(steps.mean(axis=0) - expected) < 5 * sd + 1e-9)
+
+
+def test_sibling_balancing_ignores_an_error_shared_by_the_family(positions, theta):
+    """Labels off the playouts' values by the same amount for every child: at level 0 nothing
+    to learn (zero step on average), where plain balancing would move."""
+    pol = shape_policy(theta)
+    labels = [exact_value(b, c, pol) + 0.1 for b, c in positions[1:3]]
+    trainer = Siblings(sibling_items(positions, labels), {"m": 4, "n": 4})
+    steps = np.array([trainer.work(pol, 0, make_rng(r))[0] for r in range(1500)])
+    sd = steps.std(axis=0) / np.sqrt(len(steps))
+    assert np.all(np.abs(steps.mean(axis=0)) < 5 * sd + 1e-9)
+    plain = Siblings(sibling_items(positions, labels), {"m": 4, "n": 4, "level": 1.0})
+    moved = np.array([plain.work(pol, 0, make_rng(r))[0] for r in range(1500)]).mean(axis=0)
+    assert np.abs(moved).max() > 10 * sd.max()
+
+
+def test_siblings_group_by_parent_and_refuse_lone_children(positions):
+    items = sibling_items(positions, [0.5, 0.5]) + make_items(positions[:1], value=0.5)
+    assert [[it.id for it in f] for f in families_of(items)] == [["parent|0", "parent|1"]]
+    with pytest.raises(ValueError, match="families"):
+        Siblings(make_items(positions[:2], value=0.5), {})
 
 
 def full_tree(b, c, pol, seed, drop=0):

@@ -96,8 +96,9 @@ def _families(labelled_path):
 
 def sibling_measures(families, values):
     """The module docstring's four measures of playout `values` (P(Black wins) per child,
-    indexed like the labelled file) over `families`."""
-    sq, sib, agree, pairs, regret = [], [], 0, 0, []
+    indexed like the labelled file) over `families`, and the per-family regrets and per-pair
+    orders (1 same, 0 not) behind them, for paired comparisons."""
+    sq, sib, orders, regrets = [], [], [], []
     for fam in families.values():
         star = np.array([v for _, v, _ in fam])
         mine = np.array([values[i] if black else 1.0 - values[i] for i, _, black in fam])
@@ -106,25 +107,38 @@ def sibling_measures(families, values):
         for a in range(len(fam)):
             for b in range(a + 1, len(fam)):
                 if abs(star[a] - star[b]) >= 0.05:
-                    pairs += 1
-                    agree += (mine[a] - mine[b]) * (star[a] - star[b]) > 0
-        regret.append(star.max() - star[int(np.argmax(mine))])
-    return {"families": len(families), "children": len(sq), "mse": float(np.mean(sq)),
-            "sibling_mse": float(np.mean(sib)), "pairs": pairs,
-            "pair_order": agree / pairs if pairs else float("nan"),
-            "regret": float(np.mean(regret)),
-            "regret_ci": 1.96 * float(np.std(regret, ddof=1)) / math.sqrt(len(regret))}
+                    orders.append(float((mine[a] - mine[b]) * (star[a] - star[b]) > 0))
+        regrets.append(star.max() - star[int(np.argmax(mine))])
+    summary = {"families": len(families), "children": len(sq), "mse": float(np.mean(sq)),
+               "sibling_mse": float(np.mean(sib)), "pairs": len(orders),
+               "pair_order": float(np.mean(orders)) if orders else float("nan"),
+               "regret": float(np.mean(regrets)), "regret_ci": _half_width(regrets)}
+    return summary, np.array(regrets), np.array(orders)
+
+
+def _half_width(xs):
+    return 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
 
 
 def measure(labelled_path, weights, sims, seed):
+    """Print each policy's measures, and its paired differences from the first policy's."""
     families = _families(labelled_path)
     positions = read_positions(labelled_path)
     rules = default_playout_rules()
+    first = None
     for spec in weights:
         pol = load_policy(spec, positions[0].size)
         values = mc_values(positions, pol, sims, seed, rules=rules)
-        print(json.dumps({"weights": spec, "sims": sims, **sibling_measures(families, values)}),
-              flush=True)
+        summary, regrets, orders = sibling_measures(families, values)
+        if first is None:
+            first = (spec, regrets, orders)
+        else:
+            summary["vs"] = first[0]
+            summary["regret_minus_first"] = float(np.mean(regrets - first[1]))
+            summary["regret_minus_first_ci"] = _half_width(regrets - first[1])
+            summary["pair_order_minus_first"] = float(np.mean(orders - first[2]))
+            summary["pair_order_minus_first_ci"] = _half_width(orders - first[2])
+        print(json.dumps({"weights": spec, "sims": sims, **summary}), flush=True)
 
 
 def main():

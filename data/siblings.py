@@ -31,13 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.core.coords import format_vertex, parse_colour, parse_vertex  # noqa: E402
 from engine.core.board import PASS  # noqa: E402
+from engine.core.coords import format_vertex, parse_colour, parse_vertex  # noqa: E402
 from engine.play.player import Engine, Settings  # noqa: E402
-from policies.data.files import position_board, read_positions  # noqa: E402
-from policies.data.evaluate import mc_values  # noqa: E402
-from policies.loader import load_policy  # noqa: E402
 from engine.search.params import default_playout_rules  # noqa: E402
+from policies.data.evaluate import mc_values  # noqa: E402
+from policies.data.files import read_positions  # noqa: E402
+from policies.loader import load_policy  # noqa: E402
 
 _engine = None
 
@@ -71,7 +71,7 @@ def _children_of(args):
 
 def children(positions_path, out_path, top, playouts, workers, seed, limit):
     rows = [json.loads(line) for line in open(positions_path)]
-    rows = [r for r in rows if r["moves"] is not None][:limit or None]
+    rows = rows[:limit or None]
     jobs = [(r, top, playouts, seed) for r in rows]
     done = 0
     with open(out_path, "w") as out, multiprocessing.Pool(workers) as pool:

@@ -44,8 +44,9 @@ from policies.nrt import borrow, borrowed_board
 from policies.patterns import add_scores as add_pattern_scores
 from policies.patterns import layout as pattern_layout
 from policies.playout import finish_uniform
+from policies.local import run_local_playout
 from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_FIGHTS,  # noqa: F401
-                              RULE_LADDERS, RULE_NAKADE, run_playout, scores)
+                              RULE_LADDERS, RULE_LOCAL, RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")
@@ -105,6 +106,9 @@ def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch)
     `playout_nakade`."""
     if pol.kind == UNIFORM:
         return playout_moves(b, c, rng, owner, pol, moves, replies)
+    if pol.kind == PATTERN3X3 and rules.shape[0] > RULE_LOCAL and rules[RULE_LOCAL] > 0.0:
+        return run_local_playout(b, c, rng, owner, pol, moves, replies, rules, rules[RULE_LOCAL],
+                                 scratch)
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, rules, scratch)
 
 

@@ -13,7 +13,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE
+from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL, RULE_NAKADE
 
 # name, default, meaning.  Why each default is what it is: BENCHMARKS.md, Strength.
 PARAMS = (
@@ -46,6 +46,9 @@ PARAMS = (
                             "(chains next to it in atari or with two liberties) before drawing"),
     ("playout_nakade", 1.0, "probability that a playout move takes the vital point of a small "
                             "space (nakade) the last move was played in, before drawing"),
+    ("playout_local", 0.0, "pattern3x3 playouts: 0 keeps every point's softmax weight up to date; "
+                           ">0 draws among the last move's neighbours against this weight per "
+                           "far point, far moves filtered by weight (policies/local.py)"),
 )
 
 # The parameters that are switches (0 off, 1 on): GoGui's parameter dialog shows them as
@@ -89,6 +92,7 @@ def playout_rules(params):
     rules[RULE_LADDERS] = params.playout_ladders
     rules[RULE_FIGHTS] = params.playout_fights
     rules[RULE_NAKADE] = params.playout_nakade
+    rules[RULE_LOCAL] = params.playout_local
     return rules
 
 

@@ -1,0 +1,201 @@
+"""Local softmax playouts: the pattern3x3 policy's weights, evaluated only where they matter.
+
+The full softmax (policies/softmax.py) keeps every point's weight up to date after every move,
+and that upkeep is most of a playout's time (BENCHMARKS.md, issue 25).  These playouts keep
+nothing between moves.  A move is, in order:
+
+1. the playout rules, as in the softmax playouts: a nakade's vital point, an answer to the last
+   move's fight, a stored last good reply (each when the policy would play it);
+2. otherwise a draw between the *local* candidates, the points at Coulom distance 2-4 of the
+   last move (the softmax's context window), each with its full softmax weight (3x3 pattern,
+   tactics, line, distance to the last two moves), and the rest of the board, which weighs
+   `far` per candidate point (its count taken as the number of other empty points);
+3. a far move is drawn uniformly among the empty points and kept with probability
+   min(1, weight / far), up to FAR_TRIES times (then the last candidate drawn is kept), so far
+   moves follow min(weight, far): bad shapes and self-ataris are mostly refused, good ones all
+   taken alike.  Own-eye fills, suicides and the ko point are never played.
+
+Fuego, Pachi and MoGo play this way (rules, then the last move's neighbourhood, then a
+filtered random move); the weights here are the trained pattern3x3 ones, and `far` is the
+search's `playout_local` parameter (0 keeps the full softmax).  Weights are evaluated from
+scratch (the 3x3 code, the adjacent chains), about 14 evaluations a move instead of the
+upkeep of every changed point.  No psi: the trainers keep the full softmax.
+
+Why the loop is one function: as in softmax.run_playout, the board's arrays are bound once per
+playout (numba reference-counts a record's arrays at each read in a loop).
+"""
+import numpy as np
+from numba import njit
+
+from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
+                               M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, play)
+from engine.core.rng import rand_below, rand_float
+from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
+from engine.tactics.ladders import escape_is_caught
+from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WINDOW_DC,
+                               WINDOW_DR, code_at, coulom_distance, pattern3x3_tactics,
+                               point_tables, scan)
+from policies.nrt import borrow, borrowed_board
+from policies.playout import move_cap, stored_reply
+
+FAR_TRIES = 4     # far draws refused by weight before one is kept whatever its weight
+LADDER_REDRAWS = 3
+RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE = range(3)   # the softmax's rule indices (same vector)
+W_MIN, W_MAX = np.exp(-280.0), np.exp(280.0)         # softmax.LOG_CLAMP
+
+
+@njit(cache=True, nogil=True, inline='always')
+def local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c):
+    """The softmax's local weight of c playing empty `p` (3x3 pattern class times the tactical
+    and line factors), 0 where the policy never plays (own eye, suicide)."""
+    cls = pclass[c - 1, code_at(color, w, p)]
+    if cls < 0:
+        return 0.0
+    sc = scan(color, head, libs, csize, w, p)
+    k = pattern3x3_tactics(color, head, libs, nxt, w, line, p, c, sc, fidx, 0)
+    if k < 0:
+        return 0.0
+    x = etheta[cls]
+    for j in range(k):
+        x *= etheta[fidx[j]]
+    return min(max(x, W_MIN), W_MAX)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _playable(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c, ko):
+    return (p >= 0 and color[p] == EMPTY and p != ko
+            and local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c)
+            > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch):
+    """Play `b` out from c to move with local softmax playouts (module docstring; `far` > 0 is
+    the weight of a far point), return the area score (Black minus White, final owners in
+    `owner`); the first len(moves) moves are recorded in `moves`, `replies` and `rules` as in
+    softmax.run_playout (ladder redraws are far draws)."""
+    b = borrowed_board(b)
+    color = borrow(b.color)
+    head = borrow(b.head)
+    libs = borrow(b.libs)
+    csize = borrow(b.csize)
+    nxt = borrow(b.nxt)
+    meta = borrow(b.meta)
+    mark = borrow(b.mark)
+    empties = borrow(b.empties)
+    epos = borrow(b.epos)
+    etheta = borrow(pol.etheta)
+    pclass = borrow(pol.pclass)
+    replies = borrow(replies)
+    npts = color.shape[0]
+    n = meta[M_SIZE]
+    w = meta[M_WIDTH]
+    line = np.empty(npts, np.int32)
+    rowof = np.empty(npts, np.int32)
+    point_tables(n, w, rowof, line)
+    fidx = np.empty(32, np.int32)
+    nwin = WINDOW_DR.shape[0]
+    loc = np.empty(nwin, np.int64)
+    locw = np.empty(nwin)
+    answers = np.empty(max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    ladders = rules[RULE_LADDERS] > 0.0
+    fights = rules[RULE_FIGHTS]
+    nakade = rules[RULE_NAKADE]
+    nrec = moves.shape[0]
+    cap = move_cap(b)
+    t = 0
+    while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
+        ko = meta[M_KO] if meta[M_KO_COLOR] == c else -1
+        p = -1
+        if nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade):
+            p = nakade_reply(color, meta, mark, c, answers)
+        if not _playable(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c, ko):
+            p = -1
+            if fights >= 1.0 or (fights > 0.0 and rand_float(rng) < fights):
+                p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
+        if not _playable(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c, ko):
+            p = stored_reply(replies, meta, c)
+        if not _playable(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c, ko):
+            # The local candidates, with the softmax's context factors.
+            p = -1
+            nloc = 0
+            lsum = 0.0
+            last = meta[M_LAST]
+            last2 = meta[M_LAST2]
+            if last >= 0:
+                lr = last // w
+                lc = last - lr * w
+                l2r = last2 // w
+                l2c = last2 - l2r * w
+                for k in range(nwin):
+                    q = last + WINDOW_DR[k] * w + WINDOW_DC[k]
+                    if q < 0 or q >= npts or color[q] != EMPTY or q == ko:
+                        continue
+                    x = local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta,
+                                     fidx, q, c)
+                    if x > 0.0:
+                        x *= etheta[LAST_OFF + WINDOW_BUCKET[k]]
+                        if last2 >= 0:
+                            qr = lr + WINDOW_DR[k]
+                            d = coulom_distance(qr - l2r, lc + WINDOW_DC[k] - l2c)
+                            if 2 <= d <= MAX_DIST:
+                                x *= etheta[LAST2_OFF + d - 2]
+                        loc[nloc] = q
+                        locw[nloc] = x
+                        nloc += 1
+                        lsum += x
+            nfar = meta[M_NEMPTY] - nloc
+            u = rand_float(rng) * (lsum + far * nfar)
+            if u < lsum:
+                for i in range(nloc):
+                    p = loc[i]
+                    if u < locw[i]:
+                        break
+                    u -= locw[i]
+            redraws = 0
+            while True:
+                if p < 0:
+                    # Far: uniform over the empty points, refused by weight (module docstring).
+                    # Points that can never be played are swapped out of the draw.
+                    kk = meta[M_NEMPTY]
+                    tries = 0
+                    while kk > 0:
+                        i = rand_below(rng, kk)
+                        q = empties[i]
+                        x = 0.0
+                        if q != ko:
+                            x = local_weight(color, head, libs, csize, nxt, w, line, pclass,
+                                             etheta, fidx, q, c)
+                        if x > 0.0:
+                            if tries >= FAR_TRIES or x >= far or rand_float(rng) * far < x:
+                                p = q
+                                break
+                            tries += 1
+                        else:
+                            kk -= 1
+                            r = empties[kk]
+                            empties[i] = r
+                            epos[r] = i
+                            empties[kk] = q
+                            epos[q] = kk
+                    if p < 0 and nloc > 0:  # nothing playable far away: a local move
+                        u = rand_float(rng) * lsum
+                        for i in range(nloc):
+                            p = loc[i]
+                            if u < locw[i]:
+                                break
+                            u -= locw[i]
+                if not (ladders and p >= 0 and redraws < LADDER_REDRAWS
+                        and escape_is_caught(b, p, c, scratch)):
+                    break
+                redraws += 1
+                p = -1
+                nloc = 0
+            if p < 0:
+                p = PASS
+        if t < nrec:
+            moves[t] = p
+        t += 1
+        play(b, p, c)
+        c = 3 - c
+    return area_score(b, owner)

@@ -25,7 +25,9 @@ accumulating psi = grad log pi for the trainers):
   (PASS included, colours alternating from `c`) for the tree's all-moves-as-first statistics,
   and answering with the search's last good replies (`replies`, policies/playout.py;
   NO_REPLIES for none); `playout_moves_reading` also applies the search's playout rules (set
-  escapes into ladders aside, answer the last move's fight, take a nakade's vital point);
+  escapes into ladders aside, answer the last move's fight, take a nakade's vital point) and,
+  for pattern3x3 with a positive RULE_LOCAL entry, plays local softmax playouts instead
+  (policies/local.py: the search's `playout_local`);
 - `move_scores(b, c, pol, out)` writes the policy's log-preference H(s, a) for
   every empty point into `out` (the tree's progressive bias / unpruning order):
   the softmax's, plus the weight of the move's large pattern if the policy has

@@ -81,6 +81,17 @@ def default_policy_spec(size):
     return str(WEIGHTS_DIR / name) if name else "handcrafted"
 
 
+def default_search_params(size):
+    """The search parameters weights/defaults.json sets for an NxN board ("params"), over
+    engine/search/params.py's defaults: those whose best value was measured with that size's
+    shipped weights (e.g. the far weight of local playouts, which is on their scale)."""
+    try:
+        params = json.loads(DEFAULTS_FILE.read_text()).get("params", {}).get(str(size), {})
+        return {str(name): float(value) for name, value in params.items()}
+    except (OSError, ValueError, AttributeError, TypeError) as e:
+        raise WeightFileError(f"{DEFAULTS_FILE}: unreadable params ({e})") from None
+
+
 def default_prior_spec(size):
     """The best shipped tree prior for an NxN board, as weights/defaults.json names it under
     "priors"; "playout" (the playout policy's own move scores) for sizes it does not list."""

@@ -69,8 +69,11 @@ def positions_9x9():
 def _gtp(commands, size=9):
     """Run commands through one seeded engine process; returns the answers (text after '=')."""
     text = "".join(c + "\n" for c in commands) + "quit\n"
+    # The answers were recorded with full softmax playouts on every size: the local playouts
+    # a size's defaults may choose (weights/defaults.json) are tested on their own.
     run = subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), "--size", str(size),
-                          "--playouts", str(PLAYOUTS), "--seed", "7", "--resign", "0"],
+                          "--playouts", str(PLAYOUTS), "--seed", "7", "--resign", "0",
+                          "--param", "playout_local=0"],
                          input=text, capture_output=True, text=True, cwd=ROOT, timeout=900)
     answers = [a for a in run.stdout.split("\n\n") if a.strip()]
     assert len(answers) == len(commands) + 1, run.stderr[-2000:]

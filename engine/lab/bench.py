@@ -60,12 +60,19 @@ def policy_rates(seconds):
     """The softmax playout policies' speeds: pattern3x3 with the default (shipped) weights,
     alone and following the search's default playout rules (the raw rate of the playouts the
     search runs), and shape2x2 (all weights 0: none are trained yet; the work per move does
-    not depend on them)."""
+    not depend on them).  Where a board size's defaults choose local playouts
+    (policies/local.py), their raw rate too, with the same rules."""
     import numpy as np
 
-    from engine.search.params import default_playout_rules
-    from policies import default_policy_spec, load_policy, policy_from_theta
+    from engine.search.params import default_params, playout_rules, with_params
+    from policies import default_policy_spec, default_search_params, load_policy, policy_from_theta
     from policies.weights import feature_names
+
+    def default_playout_rules():
+        return playout_rules(default_params())
+
+    def size_rules(size):
+        return playout_rules(with_params(default_params(), **default_search_params(size)))
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)
@@ -78,6 +85,10 @@ def policy_rates(seconds):
         "pattern3x3_rules_19x19_playouts_per_s":
             round(playout_rate(19, seconds, policy=pattern_19, rules=default_playout_rules())),
         "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
+        **{f"pattern3x3_local_{n}x{n}_playouts_per_s":
+           round(playout_rate(n, seconds, policy=pol, rules=size_rules(n)))
+           for n, pol in ((9, pattern), (19, pattern_19))
+           if default_search_params(n).get("playout_local", 0.0) > 0.0},
     }
 
 

@@ -31,7 +31,8 @@ from engine.search import mcts as search
 from engine.search import tree as tree_mod
 from engine.search.params import Params, default_params, with_params
 from engine.tactics.ladders import chain_liberties
-from policies import default_policy_spec, default_prior_spec, load_policy, with_gain
+from policies import (default_policy_spec, default_prior_spec, default_search_params,
+                      load_policy, with_gain)
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
 EARLY_STOP_MIN_SIMS = 256  # simulations before the rate, hence an early stop, is trusted
@@ -117,6 +118,12 @@ class Engine:
         self.prior_weights = None   # the tree prior's spec; None: the best shipped for the size
         self._policy = self._prior = None
         self._policy_size = self._prior_size = None
+        # Parameters the board size's shipped defaults set (weights/defaults.json "params"),
+        # except those given by name (set_param) or already away from the global default.
+        base = default_params()
+        self._explicit = {name for name, value in self.settings.params._asdict().items()
+                          if value != getattr(base, name)}
+        self._size_params = set()
         self.load_prior(prior)
         self.load_weights(weights)
         self.load_book(book)
@@ -138,6 +145,7 @@ class Engine:
         self._policy = load_policy(spec or default_policy_spec(size), size)
         self._gained = None  # (gain, the policy times it), made when first asked for
         self.weights, self._policy_size = spec, size
+        self._apply_size_params(size)
         if self._prior_size != size:
             self.load_prior(self.prior_weights)
         self._threads = []  # trees searched with another policy are not reused
@@ -199,11 +207,27 @@ class Engine:
 
     # -- parameters ------------------------------------------------------------------------
 
+    def _apply_size_params(self, size):
+        """Take the board size's default parameters (policies.default_search_params) for the
+        names not set explicitly; those a previous size set and this one does not go back to
+        the global defaults."""
+        wanted = default_search_params(size)
+        base = default_params()
+        values = {name: wanted.get(name, getattr(base, name))
+                  for name in (set(wanted) | self._size_params) - self._explicit}
+        self._size_params = set(wanted)
+        if values:
+            self.settings.params = with_params(self.settings.params, **values)
+
     def set_param(self, name, value):
-        """Set a search parameter by name (engine/search/params.py); KeyError if unknown."""
+        """Set a search parameter by name (engine/search/params.py); KeyError if unknown.  A
+        parameter set so keeps its value whatever the board size."""
+        self._follow_board_size()
         self.settings.params = with_params(self.settings.params, **{name: value})
+        self._explicit.add(name)
 
     def params(self):
+        self._follow_board_size()
         return self.settings.params._asdict()
 
     # -- searching -------------------------------------------------------------------------
@@ -487,14 +511,14 @@ class Engine:
         each colour, playing the current position out with the playout policy."""
         g = self.game
         colour = colour or g.to_play
+        policy = self.policy   # first: a board-size change brings its parameters
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
         params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
         root = search.Root(g.board, colour, g.scoring_komi,
                            search.unrestricted(g.board.color.shape[0]))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.
-        search.run(t, root, self.policy, self.policy, params, playouts,
-                   make_rng(self.settings.seed + 17))
+        search.run(t, root, policy, policy, params, playouts, make_rng(self.settings.seed + 17))
         return t.owned[0] / playouts, t.owned[1] / playouts
 
     def final_status(self, colour=None):

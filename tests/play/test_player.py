@@ -456,3 +456,49 @@ def test_a_decided_search_stops_before_its_deadline():
     assert e.stopped_early
     assert move == at("E3", 5)
     assert e.now.t - 1000.0 < 50.0
+
+
+# -- the board size's parameters (weights/defaults.json "params") -------------------------------
+
+@pytest.fixture
+def size_params(tmp_path, monkeypatch):
+    """A defaults file whose 9x9 entry sets uct_c and playout_local (and nothing for 7x7)."""
+    import json
+
+    import policies.loader as loader
+    body = json.loads(loader.DEFAULTS_FILE.read_text())
+    body["params"] = {"9": {"uct_c": 0.3, "playout_local": 0.5}}
+    path = tmp_path / "defaults.json"
+    path.write_text(json.dumps(body))
+    monkeypatch.setattr(loader, "DEFAULTS_FILE", path)
+
+
+def test_a_board_size_takes_its_default_parameters_and_leaves_them_on_another(size_params):
+    from engine.search.params import default_params
+    base = default_params()
+    e = engine(9)
+    assert e.params()["uct_c"] == 0.3 and e.params()["playout_local"] == 0.5
+    e.game.reset(7)
+    assert e.params()["uct_c"] == base.uct_c and e.params()["playout_local"] == base.playout_local
+    e.game.reset(9)
+    assert e.params()["uct_c"] == 0.3
+
+
+def test_parameters_set_by_name_or_in_the_settings_win_over_the_sizes(size_params):
+    from engine.search.params import default_params, with_params
+    e = engine(9)
+    e.set_param("uct_c", 0.7)
+    e.game.reset(7)
+    e.game.reset(9)
+    assert e.params()["uct_c"] == 0.7 and e.params()["playout_local"] == 0.5
+    given = Engine(9, 7.5, Settings(params=with_params(default_params(), playout_local=0.0,
+                                                       uct_c=0.2)))
+    # playout_local=0 is the global default, so only uct_c (away from it) counts as given.
+    assert given.params()["uct_c"] == 0.2 and given.params()["playout_local"] == 0.5
+
+
+def test_the_shipped_size_parameters_are_known_search_parameters():
+    from engine.search.params import default_params, with_params
+    from policies import default_search_params
+    for size in range(2, 26):
+        with_params(default_params(), **default_search_params(size))  # KeyError if unknown

@@ -37,11 +37,9 @@ from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WIN
                                point_tables, scan)
 from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, stored_reply
+from policies.softmax import LADDER_REDRAWS, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE, W_MAX, W_MIN
 
 FAR_TRIES = 4     # far draws refused by weight before one is kept whatever its weight
-LADDER_REDRAWS = 3
-RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE = range(3)   # the softmax's rule indices (same vector)
-W_MIN, W_MAX = np.exp(-280.0), np.exp(280.0)         # softmax.LOG_CLAMP
 
 
 @njit(cache=True, nogil=True, inline='always')

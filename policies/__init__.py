@@ -20,7 +20,7 @@ speed helper).
 from policies.kernel import with_gain  # noqa: F401
 from policies.loader import BUILTIN as BUILTIN_POLICIES  # noqa: F401
 from policies.loader import (WEIGHTS_DIR, default_policy_spec,  # noqa: F401
-                             default_prior_spec, default_search_params, load_policy, policy_from_theta,
-                             policy_probabilities, shipped_weights, warm_up)
+                             default_prior_spec, default_search_params, load_policy,
+                             policy_from_theta, policy_probabilities, shipped_weights, warm_up)
 from policies.weights import (WeightFileError, WeightFileWarning, read_weights,  # noqa: F401
                               write_weights)

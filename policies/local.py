@@ -66,6 +66,17 @@ def _playable(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c
             > 0.0)
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _pick(loc, locw, nloc, u):
+    """The local candidate at cumulative weight u (rounding past the end: the last one)."""
+    p = loc[nloc - 1]
+    for i in range(nloc):
+        if u < locw[i]:
+            return loc[i]
+        u -= locw[i]
+    return p
+
+
 @njit(cache=True, nogil=True)
 def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch):
     """Play `b` out from c to move with local softmax playouts (module docstring; `far` > 0 is
@@ -145,11 +156,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
             nfar = meta[M_NEMPTY] - nloc
             u = rand_float(rng) * (lsum + far * nfar)
             if u < lsum:
-                for i in range(nloc):
-                    p = loc[i]
-                    if u < locw[i]:
-                        break
-                    u -= locw[i]
+                p = _pick(loc, locw, nloc, u)
             redraws = 0
             while True:
                 if p < 0:
@@ -177,12 +184,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
                             empties[kk] = q
                             epos[q] = kk
                     if p < 0 and nloc > 0:  # nothing playable far away: a local move
-                        u = rand_float(rng) * lsum
-                        for i in range(nloc):
-                            p = loc[i]
-                            if u < locw[i]:
-                                break
-                            u -= locw[i]
+                        p = _pick(loc, locw, nloc, rand_float(rng) * lsum)
                 if not (ladders and p >= 0 and redraws < LADDER_REDRAWS
                         and escape_is_caught(b, p, c, scratch)):
                     break

@@ -64,12 +64,11 @@ def policy_rates(seconds):
     (policies/local.py), their raw rate too, with the same rules."""
     import numpy as np
 
-    from engine.search.params import default_params, playout_rules, with_params
-    from policies import default_policy_spec, default_search_params, load_policy, policy_from_theta
+    from engine.search.params import (default_params, default_playout_rules, playout_rules,
+                                      with_params)
+    from policies import (default_policy_spec, default_search_params, load_policy,
+                          policy_from_theta)
     from policies.weights import feature_names
-
-    def default_playout_rules():
-        return playout_rules(default_params())
 
     def size_rules(size):
         return playout_rules(with_params(default_params(), **default_search_params(size)))

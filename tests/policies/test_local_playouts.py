@@ -4,8 +4,9 @@ that are uniform when refused by weight every time, and the playout rules first.
 import numpy as np
 import pytest
 
-from engine.core.board import (BLACK, EMPTY, M_LAST, M_MOVES, M_PASSES, WHITE, area_score,
-                               copy_board, copy_into, is_eye, is_legal, new_board, play)
+from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_PASSES, WHITE,
+                               area_score, copy_board, copy_into, is_eye, is_legal, new_board,
+                               play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
 from policies import default_policy_spec, load_policy
@@ -139,7 +140,7 @@ def test_far_draws_prefer_heavier_moves(pol):
     """With a far weight between the candidates' weights, light moves (below it) are kept less
     often than heavy ones: the draw is not uniform."""
     b, c = replayed(9, 6, 20)
-    b.meta[M_LAST] = -1     # no window: every move is a far move
+    b.meta[M_LAST] = b.meta[M_LAST2] = -1   # no window, no context: every move is far
     scores = np.full(b.color.shape[0], -np.inf)
     S.scores(b, c, pol, scores)
     cand = candidates(b, c)

@@ -41,7 +41,8 @@ NAKADE_MAX = 6     # largest space with a vital point (rabbity six)
 @njit(cache=True, nogil=True, inline='always')
 def _libs_if_played(color, head, nxt, mark, meta, p, c, filled, cap):
     """Liberties (counted to `cap`) of c's chain through empty `p` if c played there, with
-    `filled` (a point, or -1) taken as occupied, and no captures."""
+    `filled` (a point, or -1) taken as occupied, and no captures.  Stops counting at `cap`,
+    and walks a chain touching `p` on several sides once."""
     w = meta[M_WIDTH]
     stamp = next_stamp(mark, meta)
     mark[p] = stamp
@@ -52,38 +53,31 @@ def _libs_if_played(color, head, nxt, mark, meta, p, c, filled, cap):
         if color[q] == EMPTY and mark[q] != stamp:
             mark[q] = stamp
             n += 1
+    if n >= cap:
+        return cap
+    seen0 = seen1 = -1
     for q in (p - 1, p + 1, p - w, p + w):
-        if color[q] != c or n >= cap:
+        if color[q] != c:
             continue
         h = head[q]
+        if h == seen0 or h == seen1:
+            continue
+        if seen0 < 0:
+            seen0 = h
+        else:
+            seen1 = h
         s = h
         while True:
             for r in (s - 1, s + 1, s - w, s + w):
                 if color[r] == EMPTY and mark[r] != stamp:
                     mark[r] = stamp
                     n += 1
+            if n >= cap:
+                return cap
             s = nxt[s]
             if s == h:
                 break
-    return min(n, cap)
-
-
-@njit(cache=True, nogil=True, inline='always')
-def _two_liberties(color, head, nxt, w, h):
-    """The two liberties of the chain headed by `h` (which has exactly two)."""
-    a = -1
-    s = h
-    while True:
-        for r in (s - 1, s + 1, s - w, s + w):
-            if color[r] == EMPTY:
-                if a < 0:
-                    a = r
-                elif r != a:
-                    return a, r
-        s = nxt[s]
-        if s == h:
-            break
-    return a, a
+    return n
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -97,20 +91,6 @@ def _one_liberty(color, head, nxt, w, h):
         if s == h:
             break
     return -1
-
-
-@njit(cache=True, nogil=True, inline='always')
-def _touches_atari(color, head, libs, nxt, w, h, c):
-    """Is a chain of colour c in atari next to the chain headed by `h`?"""
-    s = h
-    while True:
-        for r in (s - 1, s + 1, s - w, s + w):
-            if color[r] == c and libs[head[r]] == 1:
-                return True
-        s = nxt[s]
-        if s == h:
-            break
-    return False
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -128,9 +108,22 @@ def _add(out, n, p):
 def _add_ataris(color, head, libs, nxt, mark, meta, h, c, out, n):
     """Append c's working ataris on the two-liberty chain headed by `h` (see the docstring)."""
     w = meta[M_WIDTH]
-    if _touches_atari(color, head, libs, nxt, w, h, c):
-        return n
-    a, z = _two_liberties(color, head, nxt, w, h)
+    a = z = -1
+    s = h
+    while True:   # one walk: the chain's two liberties, and whether it touches c in atari
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == EMPTY:
+                if a < 0:
+                    a = r
+                elif z < 0 and r != a:
+                    z = r
+            elif color[r] == c and libs[head[r]] == 1:
+                return n
+        s = nxt[s]
+        if s == h:
+            break
+    if z < 0:
+        z = a
     for x, y in ((a, z), (z, a)):
         if (_libs_if_played(color, head, nxt, mark, meta, x, c, -1, 2) >= 2
                 and _libs_if_played(color, head, nxt, mark, meta, y, 3 - c, x, 3) <= 2):
@@ -139,23 +132,34 @@ def _add_ataris(color, head, libs, nxt, mark, meta, h, c, out, n):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, ataris):
+def _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, ataris, seen):
     """Append the moves that save c's chain headed by `h`: capture an opponent chain in atari
     next to it, extend at a liberty to three or more, and (with `ataris`) c's working ataris
-    on opponent chains of two liberties next to it."""
+    on opponent chains of two liberties next to it.  An opponent chain whose head's mark is
+    `seen` has been read (and is marked so here); each liberty is read once, however many of
+    the chain's stones touch it (the answers would only repeat)."""
     w = meta[M_WIDTH]
+    lib0 = lib1 = -1
     s = h
     while True:
         for r in (s - 1, s + 1, s - w, s + w):
             if color[r] == 3 - c:
-                lr = libs[head[r]]
+                hr = head[r]
+                if mark[hr] == seen:
+                    continue
+                mark[hr] = seen
+                lr = libs[hr]
                 if lr == 1:
-                    n = _add(out, n, _one_liberty(color, head, nxt, w, head[r]))
+                    n = _add(out, n, _one_liberty(color, head, nxt, w, hr))
                 elif lr == 2 and ataris:
-                    n = _add_ataris(color, head, libs, nxt, mark, meta, head[r], c, out, n)
-            elif color[r] == EMPTY and _libs_if_played(color, head, nxt, mark, meta, r, c, -1,
-                                                       3) >= 3:
-                n = _add(out, n, r)
+                    n = _add_ataris(color, head, libs, nxt, mark, meta, hr, c, out, n)
+            elif color[r] == EMPTY and r != lib0 and r != lib1:
+                if lib0 < 0:
+                    lib0 = r
+                else:
+                    lib1 = r
+                if _libs_if_played(color, head, nxt, mark, meta, r, c, -1, 3) >= 3:
+                    n = _add(out, n, r)
         s = nxt[s]
         if s == h:
             break
@@ -173,6 +177,7 @@ def fight_replies(color, head, libs, nxt, mark, meta, c, out):
     n = 0
     for urgent in (True, False):
         want = 1 if urgent else 2
+        seen = -1
         if libs[head[last]] == want:
             if urgent:
                 n = _add(out, n, _one_liberty(color, head, nxt, w, head[last]))
@@ -189,7 +194,13 @@ def fight_replies(color, head, libs, nxt, mark, meta, c, out):
                 seen1 = h
             else:
                 seen2 = h
-            n = _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, not urgent)
+            if seen < 0:
+                # Marks the opponent chains this pass has read, on their heads (the liberty
+                # readings in between mark only empty points); the last move's is read above.
+                seen = next_stamp(mark, meta)
+                mark[head[last]] = seen
+            n = _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, not urgent,
+                              seen)
         if n > 0:
             return n
     return 0

@@ -20,8 +20,14 @@ does (borrowed: policies/nrt.py), so that each stage costs what it costs there. 
 - `nakade`, `fights`: the playout rules' readings (`nakade_reply`, `fight_replies`), timed on
   top of the board replay as the search asks them at every move.
 
-Reported as nanoseconds per playout move and as shares of the sum.  The lab's tool; nothing
-in the engine imports it.
+Reported as nanoseconds per playout move and as shares of the sum.
+
+`local_breakdown` does the same for the local playouts (policies/local.py, search parameter
+`playout_local`), recorded with the search's playout rules: `board`, `nakade` and `fights` as
+above (each rule timed as if asked at every move; the loop asks the fight rule only when the
+nakade rule has no answer, nearly always), and `window and draw`, the rest of the production
+loop (`run_local_playout`, timed whole): the rule answers' checks, the window's weights
+evaluated from scratch and the far draws.  The lab's tool; nothing in the engine imports it.
 """
 import time
 
@@ -32,12 +38,15 @@ from engine.core.board import BLACK, M_MOVES, M_WIDTH, copy_board, copy_into, ne
 from engine.core.rng import make_rng
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
 from policies.features import play_and_mark
+from policies.kernel import RULE_LOCAL
+from policies.local import run_local_playout
 from policies.nrt import borrow, borrowed_board
 from policies.softmax import (MISC_DSTAMP, MISC_NDIRTY, NO_RULES, _refresh_points, new_state,
                               run_playout)
 
 END = -9            # marks the end of a recorded game
 STAGES = ("board", "marking", "features", "draw", "nakade", "fights")
+LOCAL_STAGES = ("board", "nakade", "fights", "window and draw")
 
 
 @njit(cache=True, nogil=True)
@@ -52,6 +61,19 @@ def _play_out(b0, work, scratch, pol, rng, games, record):
         copy_into(work, b0)
         run_playout(work, BLACK, rng, owner, pol, no_grad, record[i], no_replies, NO_RULES,
                     scratch)
+        record[i, min(work.meta[M_MOVES] - b0.meta[M_MOVES], record.shape[1] - 1)] = END
+
+
+@njit(cache=True, nogil=True)
+def _play_out_local(b0, work, scratch, pol, rng, games, record, rules):
+    """`games` local playouts (the production loop, with `rules`, far weight
+    rules[RULE_LOCAL]) from b0 (Black first), recorded as in _play_out."""
+    owner = np.zeros(b0.color.shape[0], np.int8)
+    no_replies = np.zeros((2, 0), np.int32)
+    for i in range(games):
+        copy_into(work, b0)
+        run_local_playout(work, BLACK, rng, owner, pol, record[i], no_replies, rules,
+                          rules[RULE_LOCAL], scratch)
         record[i, min(work.meta[M_MOVES] - b0.meta[M_MOVES], record.shape[1] - 1)] = END
 
 
@@ -165,6 +187,44 @@ def playout_breakdown(size=9, games=None, repeats=3, seed=1):
     total = sum(max(s, 0.0) for s in seconds.values())
     return {
         "size": size,
+        "games": games,
+        "moves_per_playout": round(moves / games, 1),
+        "ns_per_move": {k: round(1e9 * s / moves, 1) for k, s in seconds.items()},
+        "share": {k: round(100 * max(s, 0.0) / total, 1) for k, s in seconds.items()},
+        "replay_matches": bool(np.array_equal(record, again)),
+    }
+
+
+def local_breakdown(size=9, far=0.41, games=None, repeats=3, seed=1):
+    """playout_breakdown's report (stages LOCAL_STAGES) for local playouts with far weight
+    `far` and the search's default playout rules (module docstring)."""
+    from engine.search.params import default_params, playout_rules, with_params
+    from policies import default_policy_spec, load_policy
+
+    games = games or max(20, int(8e5 / (1.2 * size * size)))
+    pol = load_policy(default_policy_spec(size), size)
+    rules = playout_rules(with_params(default_params(), playout_local=far))
+    b0 = new_board(size)
+    record = np.zeros((games, int(3 * size * size) + 2), np.int32)
+    small = np.zeros((2, record.shape[1]), np.int32)
+    work = copy_board(b0)
+    scratch = copy_board(b0)
+    _play_out_local(b0, work, scratch, pol, make_rng(seed), 2, small, rules)   # compile
+    _replay(b0, work, pol, small, 0)
+    _replay_rules(b0, work, small, 0)
+    _play_out_local(b0, work, scratch, pol, make_rng(seed), games, record, rules)
+    again = np.zeros_like(record)
+    loop = _best_cpu(lambda: _play_out_local(b0, work, scratch, pol, make_rng(seed), games,
+                                             again, rules), repeats)
+    moves = _replay(b0, work, pol, record, 0)
+    board = _best_cpu(lambda: _replay(b0, work, pol, record, 0), repeats)
+    rule = [_best_cpu(lambda k=k: _replay_rules(b0, work, record, k), repeats) for k in range(3)]
+    seconds = {"board": board, "nakade": rule[1] - rule[0], "fights": rule[2] - rule[0]}
+    seconds["window and draw"] = loop - sum(seconds.values())
+    total = sum(max(s, 0.0) for s in seconds.values())
+    return {
+        "size": size,
+        "far": far,
         "games": games,
         "moves_per_playout": round(moves / games, 1),
         "ns_per_move": {k: round(1e9 * s / moves, 1) for k, s in seconds.items()},

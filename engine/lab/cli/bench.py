@@ -18,24 +18,32 @@ from engine.lab import bench as bench_mod
                    "samples of SECONDS-long 9x9 and 19x19 searches).")
 @click.option("--breakdown", is_flag=True,
               help="Instead: what a playout move costs, stage by stage (board, marking, "
-                   "features, draw, the rules), from replayed 9x9 and 19x19 playouts.")
+                   "features, draw, the rules), from replayed 9x9 and 19x19 playouts, "
+                   "softmax and local.")
 def bench(as_json, quick, write, on_cluster, profile_seconds, breakdown):
     """Measure playout rates and start-up time (or, with --cluster, Dask scaling)."""
     if breakdown:
-        from engine.lab.breakdown import STAGES, playout_breakdown
-        reports = [playout_breakdown(size) for size in (9, 19)]
+        from engine.lab.breakdown import LOCAL_STAGES, STAGES, local_breakdown, playout_breakdown
+        tables = (("softmax playouts", STAGES, [playout_breakdown(size) for size in (9, 19)]),
+                  ("local playouts (far 0.41 on 9x9, 1.0 on 19x19)", LOCAL_STAGES,
+                   [local_breakdown(9, 0.41), local_breakdown(19, 1.0)]))
         if as_json:
-            click.echo(bench_mod.to_json({f"{r['size']}x{r['size']}": r for r in reports}))
+            click.echo(bench_mod.to_json({
+                f"{kind.split()[0]} {r['size']}x{r['size']}": r
+                for kind, _, reports in tables for r in reports}))
             return
-        click.echo("stage        " + "".join(f"{r['size']}x{r['size']} ns/move  share  "
-                                              for r in reports))
-        for stage in STAGES:
-            click.echo(f"{stage:12s} " + "".join(f"{r['ns_per_move'][stage]:12,.0f} "
-                                                 f"{r['share'][stage]:5.1f}%  " for r in reports))
-        for r in reports:
-            click.echo(f"{r['size']}x{r['size']}: {r['games']} playouts of "
-                       f"{r['moves_per_playout']} moves; replays "
-                       f"{'match' if r['replay_matches'] else 'DO NOT match'} the recorded games")
+        for kind, stages, reports in tables:
+            click.echo(f"{kind}\nstage           " + "".join(
+                f"{r['size']}x{r['size']} ns/move  share  " for r in reports))
+            for stage in stages:
+                click.echo(f"{stage:15s} " + "".join(f"{r['ns_per_move'][stage]:12,.0f} "
+                                                     f"{r['share'][stage]:5.1f}%  "
+                                                     for r in reports))
+            for r in reports:
+                click.echo(f"{r['size']}x{r['size']}: {r['games']} playouts of "
+                           f"{r['moves_per_playout']} moves; replays "
+                           f"{'match' if r['replay_matches'] else 'DO NOT match'} the recorded "
+                           "games")
         return
     if profile_seconds:
         from engine.lab.profile import search_profiles

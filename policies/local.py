@@ -14,6 +14,11 @@ nothing between moves.  A move is, in order:
    min(1, weight / far), up to FAR_TRIES times (then the last candidate drawn is kept), so far
    moves follow min(weight, far): bad shapes and self-ataris are mostly refused, good ones all
    taken alike.  Own-eye fills, suicides and the ko point are never played.
+   With the search's `playout_captures` q > 0, a far move first captures (with probability q)
+   a chain in atari anywhere on the board, as MoGo's and Fuego's playouts do, drawn uniformly
+   among the capturing points.  The capturing points are kept in a list that each move adds
+   to (a chain gets into atari only by a stone placed next to it, or by being the stone's own
+   chain) and each use checks, dropping the points that no longer capture.
 
 Fuego, Pachi and MoGo play this way (rules, then the last move's neighbourhood, then a
 filtered random move); the weights here are the trained pattern3x3 ones, and `far` is the
@@ -30,16 +35,18 @@ from numba import njit
 from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
                                M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, play)
 from engine.core.rng import rand_below, rand_float
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
+from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply, one_liberty
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WINDOW_DC,
                                WINDOW_DR, code_at, coulom_distance, pattern3x3_tactics,
                                point_tables, scan)
 from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, stored_reply
-from policies.softmax import LADDER_REDRAWS, RULE_FIGHTS, RULE_LADDERS, RULE_NAKADE, W_MAX, W_MIN
+from policies.softmax import (LADDER_REDRAWS, RULE_CAPTURES, RULE_FIGHTS, RULE_LADDERS,
+                              RULE_NAKADE, W_MAX, W_MIN)
 
 FAR_TRIES = 4     # far draws refused by weight before one is kept whatever its weight
+ATARI_MAX = 64    # capturing points listed at most (the list is pruned at each use)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -77,6 +84,55 @@ def _pick(loc, locw, nloc, u):
     return p
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _note_ataris(color, head, libs, nxt, w, p, atari, natari):
+    """Add to atari[:natari] the liberties of the chains in atari that the stone just played at
+    `p` touches or belongs to; returns the new count."""
+    for q in (p, p - 1, p + 1, p - w, p + w):
+        cq = color[q]
+        if (cq == 1 or cq == 2) and libs[head[q]] == 1 and natari < atari.shape[0]:
+            x = one_liberty(color, head, nxt, w, head[q])
+            known = False
+            for i in range(natari):
+                if atari[i] == x:
+                    known = True
+                    break
+            if not known:
+                atari[natari] = x
+                natari += 1
+    return natari
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _capture_move(color, head, libs, w, c, ko, atari, natari, rng):
+    """A point where c captures a chain in atari, uniformly among the listed ones, or -1; the
+    listed points that capture for neither colour are dropped.  Returns (point, new count)."""
+    found = 0
+    p = -1
+    i = 0
+    while i < natari:
+        x = atari[i]
+        mine = False
+        live = False
+        if color[x] == EMPTY:
+            for q in (x - 1, x + 1, x - w, x + w):
+                cq = color[q]
+                if (cq == 1 or cq == 2) and libs[head[q]] == 1:
+                    live = True
+                    if cq == 3 - c:
+                        mine = True
+        if not live:
+            natari -= 1
+            atari[i] = atari[natari]
+            continue
+        if mine and x != ko:
+            found += 1
+            if rand_below(rng, found) == 0:   # reservoir draw: uniform among the captures
+                p = x
+        i += 1
+    return p, natari
+
+
 @njit(cache=True, nogil=True)
 def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch):
     """Play `b` out from c to move with local softmax playouts (module docstring; `far` > 0 is
@@ -110,6 +166,18 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     ladders = rules[RULE_LADDERS] > 0.0
     fights = rules[RULE_FIGHTS]
     nakade = rules[RULE_NAKADE]
+    captures = rules[RULE_CAPTURES] if rules.shape[0] > RULE_CAPTURES else 0.0
+    atari = np.empty(ATARI_MAX, np.int64)
+    natari = 0
+    if captures > 0.0:   # the chains already in atari
+        for i in range(meta[M_NEMPTY]):
+            q = empties[i]
+            for r in (q - 1, q + 1, q - w, q + w):
+                if ((color[r] == 1 or color[r] == 2) and libs[head[r]] == 1
+                        and natari < ATARI_MAX):
+                    atari[natari] = q
+                    natari += 1
+                    break
     nrec = moves.shape[0]
     cap = move_cap(b)
     t = 0
@@ -158,6 +226,9 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
             if u < lsum:
                 p = _pick(loc, locw, nloc, u)
             redraws = 0
+            if p < 0 and natari > 0 and (captures >= 1.0
+                                         or (captures > 0.0 and rand_float(rng) < captures)):
+                p, natari = _capture_move(color, head, libs, w, c, ko, atari, natari, rng)
             while True:
                 if p < 0:
                     # Far: uniform over the empty points, refused by weight (module docstring).
@@ -197,5 +268,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
             moves[t] = p
         t += 1
         play(b, p, c)
+        if captures > 0.0 and p >= 0:
+            natari = _note_ataris(color, head, libs, nxt, w, p, atari, natari)
         c = 3 - c
     return area_score(b, owner)

@@ -407,8 +407,10 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
 
 
 LADDER_REDRAWS = 3  # escapes set aside per move at most (a move rarely offers more)
-RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL = range(4)   # run_playout's `rules`
-NO_RULES = np.zeros(4)    # RULE_LOCAL > 0: local playouts instead (policies/local.py)
+# run_playout's `rules`.  RULE_LOCAL > 0: local playouts instead (policies/local.py), which
+# alone read RULE_CAPTURES.
+RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL, RULE_CAPTURES = range(5)
+NO_RULES = np.zeros(5)
 
 
 @njit(cache=True, nogil=True, inline='always')

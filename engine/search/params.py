@@ -13,7 +13,8 @@ from collections import namedtuple
 
 from numba import njit
 
-from policies.kernel import NO_RULES, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL, RULE_NAKADE
+from policies.kernel import (NO_RULES, RULE_CAPTURES, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
+                            RULE_NAKADE)
 
 # name, default, meaning.  Why each default is what it is: BENCHMARKS.md, Strength.
 PARAMS = (
@@ -49,6 +50,9 @@ PARAMS = (
     ("playout_local", 0.0, "pattern3x3 playouts: 0 keeps every point's softmax weight up to date; "
                            ">0 draws among the last move's neighbours against this weight per "
                            "far point, far moves filtered by weight (policies/local.py)"),
+    ("playout_captures", 0.0, "local playouts: probability that a far move first captures a "
+                              "chain in atari anywhere on the board (MoGo's and Fuego's capture "
+                              "rule; 0: far moves are the filtered random draw alone)"),
 )
 
 # The parameters that are switches (0 off, 1 on): GoGui's parameter dialog shows them as
@@ -93,6 +97,7 @@ def playout_rules(params):
     rules[RULE_FIGHTS] = params.playout_fights
     rules[RULE_NAKADE] = params.playout_nakade
     rules[RULE_LOCAL] = params.playout_local
+    rules[RULE_CAPTURES] = params.playout_captures
     return rules
 
 

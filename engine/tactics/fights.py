@@ -81,7 +81,8 @@ def _libs_if_played(color, head, nxt, mark, meta, p, c, filled, cap):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _one_liberty(color, head, nxt, w, h):
+def one_liberty(color, head, nxt, w, h):
+    """A liberty of the chain headed by `h` (its only one when it is in atari), or -1."""
     s = h
     while True:
         for r in (s - 1, s + 1, s - w, s + w):
@@ -150,7 +151,7 @@ def _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, ataris, seen)
                 mark[hr] = seen
                 lr = libs[hr]
                 if lr == 1:
-                    n = _add(out, n, _one_liberty(color, head, nxt, w, hr))
+                    n = _add(out, n, one_liberty(color, head, nxt, w, hr))
                 elif lr == 2 and ataris:
                     n = _add_ataris(color, head, libs, nxt, mark, meta, hr, c, out, n)
             elif color[r] == EMPTY and r != lib0 and r != lib1:
@@ -180,7 +181,7 @@ def fight_replies(color, head, libs, nxt, mark, meta, c, out):
         seen = -1
         if libs[head[last]] == want:
             if urgent:
-                n = _add(out, n, _one_liberty(color, head, nxt, w, head[last]))
+                n = _add(out, n, one_liberty(color, head, nxt, w, head[last]))
             else:
                 n = _add_ataris(color, head, libs, nxt, mark, meta, head[last], c, out, n)
         seen0 = seen1 = seen2 = -1

@@ -12,7 +12,9 @@ from engine.core.rng import make_rng
 from policies import default_policy_spec, load_policy
 from policies import softmax as S
 from policies.features import WINDOW_DC, WINDOW_DR
-from policies.kernel import NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_LOCAL, playout_moves_reading
+from policies.local import ATARI_MAX, _capture_move, _note_ataris
+from policies.kernel import (NO_REPLIES, NO_RULES, RULE_CAPTURES, RULE_FIGHTS, RULE_LOCAL,
+                            playout_moves_reading)
 from policies.playout import move_cap
 from helpers import board_from_ascii
 from test_policy_softmax import candidates, chi_square, rejects, replayed
@@ -36,10 +38,11 @@ def pol():
     return load_policy(default_policy_spec(9), 9)
 
 
-def local_rules(far, fights=0.0):
+def local_rules(far, fights=0.0, captures=0.0):
     rules = NO_RULES.copy()
     rules[RULE_LOCAL] = far
     rules[RULE_FIGHTS] = fights
+    rules[RULE_CAPTURES] = captures
     return rules
 
 
@@ -57,9 +60,9 @@ def first_move_counts(board, c, pol, rules, n, seed=5):
     return counts
 
 
-@pytest.mark.parametrize("far", [0.05, 0.41, 5.0])
-def test_local_playouts_play_legal_games_to_the_end(pol, far):
-    rules = local_rules(far, fights=1.0)
+@pytest.mark.parametrize("far, captures", [(0.05, 0.0), (0.41, 0.0), (5.0, 0.0), (0.41, 1.0)])
+def test_local_playouts_play_legal_games_to_the_end(pol, far, captures):
+    rules = local_rules(far, fights=1.0, captures=captures)
     for seed in range(12):
         start, c = replayed(9, seed, 15)
         b = copy_board(start)
@@ -157,3 +160,73 @@ def test_the_playout_rules_come_first(pol):
     play(board, parse_vertex("C2", 9), WHITE)
     counts = first_move_counts(board, BLACK, pol, local_rules(0.41, fights=1.0), 300)
     assert {format_vertex(int(p), 9) for p in np.flatnonzero(counts)} == {"D1", "D2"}
+
+
+# A White stone in atari in the corner (Black captures at A8), a Black one in atari on the other
+# side (White captures at J2), and nothing else near them.
+TWO_ATARIS = """
+    O X . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . X . . . .
+    . . . . . . . . .
+    . . . . O . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . O X"""
+
+
+def first_vertices(counts):
+    return {format_vertex(int(p), 9) for p in np.flatnonzero(counts)}
+
+
+@pytest.mark.parametrize("c, capture", [(BLACK, "A8"), (WHITE, "J2")])
+def test_far_moves_capture_a_chain_in_atari_anywhere_first(pol, c, capture):
+    """With playout_captures 1, a far move is the mover's capture of a chain in atari, however
+    far from the last move; the other colour's capture is not the mover's."""
+    board = board_from_ascii(TWO_ATARIS)
+    board.meta[M_LAST] = board.meta[M_LAST2] = -1   # no window: every move is far
+    counts = first_move_counts(board, c, pol, local_rules(0.41, captures=1.0), 300)
+    assert first_vertices(counts) == {capture}
+    # Without the rule the far draw finds it now and then only.
+    counts = first_move_counts(board, c, pol, local_rules(0.41), 300)
+    assert len(first_vertices(counts)) > 10
+
+
+def test_the_capture_list_follows_the_moves():
+    """A move that puts a chain in atari lists its liberty (the stone's own chain included); a
+    listed point captures for one colour only, and is dropped once it captures nothing."""
+    empty_rows = "\n".join([". . . . . . . . ."] * 8)
+    board = board_from_ascii("O . . . . . . . .\n" + empty_rows)
+    w = int(board.meta[1])
+    v = {name: parse_vertex(name, 9) for name in ("A9", "B9", "A8", "A7", "B8", "B1", "A1", "A2")}
+    atari = np.zeros(ATARI_MAX, np.int64)
+    arrays = (board.color, board.head, board.libs, board.nxt, w)
+
+    play(board, v["B9"], BLACK)                      # White's A9 in atari, its liberty A8
+    n = _note_ataris(*arrays, v["B9"], atari, 0)
+    assert list(atari[:n]) == [v["A8"]]
+    rng = make_rng(1)
+    assert _capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
+        == (v["A8"], 1)
+    assert _capture_move(board.color, board.head, board.libs, w, WHITE, -1, atari, n, rng) \
+        == (-1, 1)                                   # listed, but not White's capture
+    assert _capture_move(board.color, board.head, board.libs, w, BLACK, v["A8"], atari, n,
+                         rng) == (-1, 1)             # the ko point is not played
+
+    play(board, v["A8"], WHITE)                      # White extends to two liberties
+    n = _note_ataris(*arrays, v["A8"], atari, n)
+    assert _capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
+        == (-1, 0)                                   # A8 dropped
+
+    play(board, v["A7"], BLACK)                      # atari again, at B8
+    n = _note_ataris(*arrays, v["A7"], atari, 0)
+    assert list(atari[:n]) == [v["B8"]]
+
+    play(board, v["B1"], BLACK)
+    play(board, v["A1"], WHITE)                      # a self-atari: Black captures at A2
+    n = _note_ataris(*arrays, v["A1"], atari, n)
+    assert sorted(atari[:n]) == sorted([v["B8"], v["A2"]])
+    picks = {_capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n,
+                           rng)[0] for _ in range(40)}
+    assert picks == {v["B8"], v["A2"]}               # uniform among the captures

@@ -27,7 +27,10 @@ scratch (the 3x3 code, the adjacent chains), about 14 evaluations a move instead
 upkeep of every changed point.  No psi: the trainers keep the full softmax.
 
 Why the loop is one function: as in softmax.run_playout, the board's arrays are bound once per
-playout (numba reference-counts a record's arrays at each read in a loop).
+playout (numba reference-counts a record's arrays at each read in a loop), and every array
+the loop touches, the random state and its own scratch arrays included, is a borrowed view
+(policies/nrt.py): the reference counting of the ones that were not was a quarter of a 9x9
+search's time (BENCHMARKS.md, session 23).
 """
 import numpy as np
 from numba import njit
@@ -158,22 +161,30 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     etheta = borrow(pol.etheta)
     pclass = borrow(pol.pclass)
     replies = borrow(replies)
+    rng = borrow(rng)
     npts = color.shape[0]
     n = meta[M_SIZE]
     w = meta[M_WIDTH]
-    line = np.empty(npts, np.int32)
-    rowof = np.empty(npts, np.int32)
+    # This playout's own arrays, used through borrowed views (the module docstring); the owners
+    # are written once more after the loop, which keeps them alive to there.
+    ints_own = np.empty(2 * npts + 32 + max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    ints = borrow(ints_own)
+    line = ints[:npts]
+    rowof = ints[npts:2 * npts]
+    fidx = ints[2 * npts:2 * npts + 32]
+    answers = ints[2 * npts + 32:]
     point_tables(n, w, rowof, line)
-    fidx = np.empty(32, np.int32)
     nwin = WINDOW_DR.shape[0]
-    loc = np.empty(nwin, np.int64)
-    locw = np.empty(nwin)
-    answers = np.empty(max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    points_own = np.empty(nwin + ATARI_MAX, np.int64)
+    points = borrow(points_own)
+    loc = points[:nwin]
+    atari = points[nwin:]
+    locw_own = np.empty(nwin)
+    locw = borrow(locw_own)
     ladders = rules[RULE_LADDERS] > 0.0
     fights = rules[RULE_FIGHTS]
     nakade = rules[RULE_NAKADE]
     captures = rules[RULE_CAPTURES] if rules.shape[0] > RULE_CAPTURES else 0.0
-    atari = np.empty(ATARI_MAX, np.int64)
     natari = 0
     if captures > 0.0:   # the chains already in atari
         for i in range(meta[M_NEMPTY]):
@@ -277,4 +288,6 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
         if captures > 0.0 and p >= 0:
             natari = _note_ataris(color, head, libs, nxt, w, p, atari, natari)
         c = 3 - c
+    ints_own[0] = points_own[0] = 0
+    locw_own[0] = 0.0
     return area_score(b, owner)

@@ -190,30 +190,36 @@ def is_eye(b, p, c):
 @njit(cache=True)
 def _merge(b, keep, gone):
     """Join chain `gone` into chain `keep` (both heads); liberties are the caller's job."""
+    head = b.head
+    nxt = b.nxt
+    csize = b.csize
     s = gone
     while True:
-        b.head[s] = keep
-        s = b.nxt[s]
+        head[s] = keep
+        s = nxt[s]
         if s == gone:
             break
-    t = b.nxt[keep]
-    b.nxt[keep] = b.nxt[gone]
-    b.nxt[gone] = t
-    b.csize[keep] += b.csize[gone]
+    t = nxt[keep]
+    nxt[keep] = nxt[gone]
+    nxt[gone] = t
+    csize[keep] += csize[gone]
 
 
 @njit(cache=True)
 def _count_libs(b, h):
     stamp = _new_stamp(b)
+    color = b.color
+    mark = b.mark
+    nxt = b.nxt
     w = b.meta[M_WIDTH]
     n = 0
     s = h
     while True:
         for q in (s - 1, s + 1, s - w, s + w):
-            if b.color[q] == EMPTY and b.mark[q] != stamp:
-                b.mark[q] = stamp
+            if color[q] == EMPTY and mark[q] != stamp:
+                mark[q] = stamp
                 n += 1
-        s = b.nxt[s]
+        s = nxt[s]
         if s == h:
             break
     return n
@@ -222,33 +228,39 @@ def _count_libs(b, h):
 @njit(cache=True)
 def _capture(b, h, c):
     """Remove the chain `h` (colour 3-c); its points become liberties of the adjacent `c` chains."""
-    w = b.meta[M_WIDTH]
+    color = b.color
+    head = b.head
+    libs = b.libs
+    nxt = b.nxt
+    zob = b.zob
+    meta = b.meta
+    w = meta[M_WIDTH]
     o = 3 - c
     n = 0
     s = h
     while True:
-        b.color[s] = EMPTY
-        b.meta[M_HASH] ^= b.zob[o, s]
+        color[s] = EMPTY
+        meta[M_HASH] ^= zob[o, s]
         _add_empty(b, s)
         n += 1
         h1 = -1
         h2 = -1
         h3 = -1
         for q in (s - 1, s + 1, s - w, s + w):
-            if b.color[q] == c:
-                hq = b.head[q]
+            if color[q] == c:
+                hq = head[q]
                 if hq != h1 and hq != h2 and hq != h3:
-                    b.libs[hq] += 1
+                    libs[hq] += 1
                     if h1 < 0:
                         h1 = hq
                     elif h2 < 0:
                         h2 = hq
                     else:
                         h3 = hq
-        s = b.nxt[s]
+        s = nxt[s]
         if s == h:
             break
-    b.meta[M_CAP + c - 1] += n
+    meta[M_CAP + c - 1] += n
     return n
 
 
@@ -267,63 +279,70 @@ def play(b, p, c):
     meta[M_PASSES] = 0
     w = meta[M_WIDTH]
     o = 3 - c
-    b.color[p] = c
+    # The arrays read in the loops, bound once: numba reference-counts a record's field at
+    # every read (policies/nrt.py).
+    color = b.color
+    head = b.head
+    libs = b.libs
+    mark = b.mark
+    csize = b.csize
+    color[p] = c
     meta[M_HASH] ^= b.zob[c, p]
     _remove_empty(b, p)
-    b.head[p] = p
+    head[p] = p
     b.nxt[p] = p
-    b.csize[p] = 1
+    csize[p] = 1
     # Every adjacent chain loses the liberty at p (once per chain); count p's own liberties.
     own = 0
     stamp = _new_stamp(b)
     nfriend = 0
     friend = -1
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = b.color[q]
+        cq = color[q]
         if cq == EMPTY:
             own += 1
         elif cq != BORDER:
-            hq = b.head[q]
-            if b.mark[hq] != stamp:
-                b.mark[hq] = stamp
-                b.libs[hq] -= 1
+            hq = head[q]
+            if mark[hq] != stamp:
+                mark[hq] = stamp
+                libs[hq] -= 1
                 if cq == c:
                     nfriend += 1
                     friend = hq
-    b.libs[p] = own
+    libs[p] = own
     if nfriend == 1:
         # One friendly chain: it gains the empty neighbours of p that were not already its liberties.
         gained = 0
         for q in (p - 1, p + 1, p - w, p + w):
-            if b.color[q] == EMPTY:
+            if color[q] == EMPTY:
                 already = False
                 for r in (q - 1, q + 1, q - w, q + w):
-                    if r != p and b.color[r] == c and b.head[r] == friend:
+                    if r != p and color[r] == c and head[r] == friend:
                         already = True
                 if not already:
                     gained += 1
         _merge(b, friend, p)
-        b.libs[friend] += gained
+        libs[friend] += gained
     elif nfriend > 1:
         for q in (p - 1, p + 1, p - w, p + w):
-            if b.color[q] == c:
-                hq = b.head[q]
-                hp = b.head[p]
+            if color[q] == c:
+                hq = head[q]
+                hp = head[p]
                 if hq != hp:
-                    if b.csize[hq] >= b.csize[hp]:
+                    if csize[hq] >= csize[hp]:
                         _merge(b, hq, hp)
                     else:
                         _merge(b, hp, hq)
-        hp = b.head[p]
-        b.libs[hp] = _count_libs(b, hp)
+        hp = head[p]
+        libs[hp] = _count_libs(b, hp)
     captured = 0
     last_captured = -1
     for q in (p - 1, p + 1, p - w, p + w):
-        if b.color[q] == o and b.libs[b.head[q]] == 0:
+        if color[q] == o and libs[head[q]] == 0:
             last_captured = q
-            captured += _capture(b, b.head[q], c)
-    hp = b.head[p]
-    if captured == 1 and b.csize[hp] == 1 and b.libs[hp] == 1:
+            captured += _capture(b, head[q], c)
+    hp = head[p]
+    if captured == 1 and csize[hp] == 1 and libs[hp] == 1:
         meta[M_KO] = last_captured
         meta[M_KO_COLOR] = o
     return captured

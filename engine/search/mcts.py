@@ -155,7 +155,9 @@ def _sample_by_prior(tree, node, rng):
 @njit(cache=True)
 def select_child(tree, node, params, rng):
     """The child to descend into (see the module docstring for the rule)."""
-    n_p = tree.visits[node]
+    visits, wins, prior = tree.visits, tree.wins, tree.prior   # bound once (policies/nrt.py)
+    rave_n, rave_w = tree.rave_n, tree.rave_w
+    n_p = visits[node]
     if n_p < params.prune_visits:
         return _sample_by_prior(tree, node, rng)
     first = tree.child_start[node]
@@ -171,20 +173,20 @@ def select_child(tree, node, params, rng):
         if i >= allowed and i != n_child - 1:
             continue
         k = first + i
-        n = tree.visits[k]
-        rn = tree.rave_n[k]
+        n = visits[k]
+        rn = rave_n[k]
         if n == 0:
             if rave and rn > 0:
-                score = tree.rave_w[k] / rn + params.uct_c * np.sqrt(log_np)
+                score = rave_w[k] / rn + params.uct_c * np.sqrt(log_np)
             else:
                 score = params.first_play
-            score += params.bias_weight * tree.prior[k]
+            score += params.bias_weight * prior[k]
         else:
-            v = tree.wins[k] / n
+            v = wins[k] / n
             if rave and rn > 0:
                 beta = rn / (n + rn + n * rn / params.rave_equiv)
-                v = (1.0 - beta) * v + beta * tree.rave_w[k] / rn
-            score = v + params.uct_c * np.sqrt(log_np / n) + params.bias_weight * tree.prior[k] / (n + 1)
+                v = (1.0 - beta) * v + beta * rave_w[k] / rn
+            score = v + params.uct_c * np.sqrt(log_np / n) + params.bias_weight * prior[k] / (n + 1)
         if score > best_score:
             best_score = score
             best = k
@@ -214,6 +216,10 @@ def run(tree, root, pol, prior, params, count, rng):
     if tree.n_child[0] == 0:
         expand(tree, 0, root_board, to_play, prior, params, scores, exclude[0])
     restricted = exclude.shape[0]
+    # The tree's arrays the loop reads and writes, bound once: numba reference-counts a
+    # record's field at every read (policies/nrt.py).  The pool never moves (tree.py).
+    visits, wins, score_sum, score2_sum = tree.visits, tree.wins, tree.score, tree.score2
+    owned, n_child, tree_move = tree.owned, tree.n_child, tree.move
     for _ in range(count):
         copy_into(work, root_board)
         work.meta[M_PASSES] = 0  # a finished game is searched afresh
@@ -223,16 +229,16 @@ def run(tree, root, pol, prior, params, count, rng):
         c = to_play
         terminal = False
         while True:
-            if tree.n_child[node] == 0 or depth == max_depth:
+            if n_child[node] == 0 or depth == max_depth:
                 if work.meta[M_PASSES] >= 2:
                     terminal = True
                     break
-                if depth == max_depth or tree.visits[node] < params.expand_visits or not expand(
+                if depth == max_depth or visits[node] < params.expand_visits or not expand(
                         tree, node, work, c, prior, params, scores,
                         exclude[depth] if depth < restricted else no_exclusion):
                     break
             node = select_child(tree, node, params, rng)
-            move = tree.move[node]
+            move = tree_move[node]
             play(work, move, c)
             moves_played[depth] = move
             c = 3 - c
@@ -259,16 +265,16 @@ def run(tree, root, pol, prior, params, count, rng):
         mover = 3 - to_play  # the root "was reached" by the opponent's last move
         for i in range(depth + 1):
             k = path[i]
-            tree.visits[k] += 1
-            tree.wins[k] += black_result if mover == BLACK else 1.0 - black_result
-            tree.score[k] += margin if mover == BLACK else -margin
-            tree.score2[k] += margin * margin
+            visits[k] += 1
+            wins[k] += black_result if mover == BLACK else 1.0 - black_result
+            score_sum[k] += margin if mover == BLACK else -margin
+            score2_sum[k] += margin * margin
             mover = 3 - mover
         for p in range(board_points):
             if owner[p] == BLACK:
-                tree.owned[0, p] += 1
+                owned[0, p] += 1
             elif owner[p] == WHITE:
-                tree.owned[1, p] += 1
+                owned[1, p] += 1
         if params.rave > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
                          first_play, params.rave_decay)
@@ -305,6 +311,8 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
     own move and falls linearly to 1 - d at the simulation's last (Fuego's weighted RAVE
     updates, d = 1): a move played soon after the node says more about it than one played
     when the board has changed."""
+    child_start, n_child, move = tree.child_start, tree.n_child, tree.move
+    rave_n, rave_w = tree.rave_n, tree.rave_w   # bound once (policies/nrt.py)
     first_play[:] = 0
     for j in range(n_moves - 1, depth - 1, -1):  # the playout: no tree nodes, only plays
         m = moves_played[j]
@@ -318,13 +326,13 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
         node = path[i]
         result = black_result if c == BLACK else 1.0 - black_result
         slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
-        first = tree.child_start[node]
-        for k in range(first, first + tree.n_child[node]):
-            m = tree.move[k]
+        first = child_start[node]
+        for k in range(first, first + n_child[node]):
+            m = move[k]
             if m == PASS or first_play[m] == 0:
                 continue
             later = first_play[m] - 1 - i  # plies from the node's move to the point's first play
             if later % 2 == 0:             # an even distance: played first by c
                 w = 1.0 + decay - slope * later
-                tree.rave_n[k] += w
-                tree.rave_w[k] += w * result
+                rave_n[k] += w
+                rave_w[k] += w * result

@@ -51,6 +51,7 @@ from engine.search.params import playout_rules
 from engine.search.tree import allocate, reset_node
 from engine.tactics.ladders import ladder_adjust
 from policies.kernel import move_scores, playout_moves, playout_moves_reading
+from policies.nrt import borrowed_board
 
 # What a search starts from: the position, the colour to move, komi, and the moves the caller
 # forbids, by depth: `exclude[d, p]` = 1 keeps move p out of the nodes d plies below the root
@@ -199,7 +200,8 @@ def run(tree, root, pol, prior, params, count, rng):
     policy `pol` and taking H from policy `prior`.  Returns simulations done."""
     root_board, to_play, komi, exclude = root
     board_points = root_board.color.shape[0]
-    work = copy_board(root_board)
+    work_own = copy_board(root_board)
+    work = borrowed_board(work_own)   # not reference-counted (policies/nrt.py); kept to the end
     owner = np.zeros(board_points, np.int8)
     scores = np.zeros(board_points)
     no_exclusion = np.zeros(board_points, np.int8)
@@ -280,6 +282,7 @@ def run(tree, root, pol, prior, params, count, rng):
                          first_play, params.rave_decay)
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
+    work_own.meta[M_PASSES] = 0   # keeps the borrowed board's owner alive to here
     return count
 
 

@@ -491,8 +491,10 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     shape = pol.kind == SHAPE2X2
     want_grad = grad.shape[1] > 0
     replies = borrow(replies)
+    rng = borrow(rng)
     nrec = moves.shape[0]
-    answers = np.empty(max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    answers_own = np.empty(max(MAX_REPLIES, NAKADE_MAX + 1), np.int32)
+    answers = borrow(answers_own)   # the owner is written after the loop: alive to there
     ladders = rules[RULE_LADDERS] > 0.0
     fights = rules[RULE_FIGHTS]
     nakade = rules[RULE_NAKADE]
@@ -536,6 +538,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
                         line, code, wt, tact, fidx, fval, done, misc, dfull, rows, rowmax, rowof,
                         etheta, pclass, theta, sq_ld, sq_li, pt_ld, eye)
         c = 3 - c
+    answers_own[0] = 0
     return area_score(b, owner)
 
 

@@ -184,15 +184,7 @@ def playout_breakdown(size=9, games=None, repeats=3, seed=1):
     seconds = {"board": cpu[0], "marking": cpu[1] - cpu[0], "features": cpu[2] - cpu[1],
                "draw": loop - cpu[2], "nakade": rules[1] - rules[0],
                "fights": rules[2] - rules[0]}
-    total = sum(max(s, 0.0) for s in seconds.values())
-    return {
-        "size": size,
-        "games": games,
-        "moves_per_playout": round(moves / games, 1),
-        "ns_per_move": {k: round(1e9 * s / moves, 1) for k, s in seconds.items()},
-        "share": {k: round(100 * max(s, 0.0) / total, 1) for k, s in seconds.items()},
-        "replay_matches": bool(np.array_equal(record, again)),
-    }
+    return _report(size, games, moves, seconds, np.array_equal(record, again))
 
 
 def local_breakdown(size=9, far=0.41, games=None, repeats=3, seed=1):
@@ -221,13 +213,17 @@ def local_breakdown(size=9, far=0.41, games=None, repeats=3, seed=1):
     rule = [_best_cpu(lambda k=k: _replay_rules(b0, work, record, k), repeats) for k in range(3)]
     seconds = {"board": board, "nakade": rule[1] - rule[0], "fights": rule[2] - rule[0]}
     seconds["window and draw"] = loop - sum(seconds.values())
+    return {**_report(size, games, moves, seconds, np.array_equal(record, again)), "far": far}
+
+
+def _report(size, games, moves, seconds, replay_matches):
+    """The breakdown's report from each stage's CPU seconds over `moves` replayed moves."""
     total = sum(max(s, 0.0) for s in seconds.values())
     return {
         "size": size,
-        "far": far,
         "games": games,
         "moves_per_playout": round(moves / games, 1),
         "ns_per_move": {k: round(1e9 * s / moves, 1) for k, s in seconds.items()},
         "share": {k: round(100 * max(s, 0.0) / total, 1) for k, s in seconds.items()},
-        "replay_matches": bool(np.array_equal(record, again)),
+        "replay_matches": bool(replay_matches),
     }

@@ -131,8 +131,21 @@ def playout_with_grad(b, c, rng, owner, pol, grad, rules, scratch):
                        rules, scratch)
 
 
+@njit(cache=True, nogil=True, inline='always')
+def borrowed_policy(pol):
+    """`pol` with borrowed arrays (policies/nrt.py); valid while `pol` lives."""
+    return Policy(pol.kind, pol.size, borrow(pol.theta), borrow(pol.etheta), borrow(pol.pclass),
+                  borrow(pol.eye), borrow(pol.sq_ld), borrow(pol.sq_li), borrow(pol.pt_ld),
+                  borrow(pol.pat_offs), borrow(pol.pat_perm), borrow(pol.pat_keys),
+                  borrow(pol.pat_vals))
+
+
 @njit(cache=True, nogil=True)
 def move_scores(b, c, pol, out):
+    """out[p] = H(s, p), the `pol` softmax's score plus its large patterns' (softmax.scores)."""
+    b = borrowed_board(b)
+    pol = borrowed_policy(pol)
+    out = borrow(out)
     scores(b, c, pol, out)
     add_pattern_scores(b, c, pol.pat_offs, pol.pat_perm, pol.pat_keys, pol.pat_vals, out)
 

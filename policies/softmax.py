@@ -90,6 +90,16 @@ def new_state(b, pol, weights):
     return st
 
 
+@njit(cache=True, nogil=True, inline='always')
+def borrowed_state(st):
+    """`st` with borrowed arrays (policies/nrt.py); valid while `st` lives."""
+    return PlayState(borrow(st.code), borrow(st.wt), borrow(st.tact), borrow(st.rows),
+                     borrow(st.rowmax), borrow(st.fac), borrow(st.dirty), borrow(st.dmark),
+                     borrow(st.dfull), borrow(st.wmark), borrow(st.ctx), borrow(st.rowflag),
+                     borrow(st.rowadj), borrow(st.fidx), borrow(st.fval), borrow(st.done),
+                     borrow(st.rowof), borrow(st.line), borrow(st.misc))
+
+
 # Speed notes.  numba reference-counts every array it takes out of a namedtuple (Board,
 # PlayState, Policy), with atomic operations that cost more than the work done here, each time
 # a field is read inside a loop or an inlined helper.  So the hot functions below take plain
@@ -589,9 +599,10 @@ def scores(b, c, pol, out):
             p = empties[i]
             out[p] = 0.0 if _uniform_candidate(b, p, c) else EXCLUDED_SCORE
         return
-    st = new_state(b, pol, False)
-    fidx = borrow(st.fidx)
-    fval = borrow(st.fval)
+    st_own = new_state(b, pol, False)
+    st = borrowed_state(st_own)   # move_features reads its fields at every point
+    fidx = st.fidx
+    fval = st.fval
     theta = borrow(pol.theta)
     for i in range(b.meta[M_NEMPTY]):
         p = empties[i]
@@ -603,6 +614,7 @@ def scores(b, c, pol, out):
             for k in range(n):
                 h += fval[k] * theta[fidx[k]]
             out[p] = h
+    st_own.misc[0] = 0   # keeps the borrowed state's owner alive to here
 
 
 @njit(cache=True, nogil=True)

@@ -147,20 +147,24 @@ def _add_empty(b, p):
 @njit(cache=True)
 def is_legal(b, p, c):
     """Can colour `c` play at `p` (a point, not PASS)?  Occupied, suicide and simple ko are illegal."""
-    if b.color[p] != EMPTY:
+    color = b.color   # each field read once (numba reference-counts every read)
+    meta = b.meta
+    if color[p] != EMPTY:
         return False
-    if p == b.meta[M_KO] and c == b.meta[M_KO_COLOR]:
+    if p == meta[M_KO] and c == meta[M_KO_COLOR]:
         return False
-    w = b.meta[M_WIDTH]
+    head = b.head
+    libs = b.libs
+    w = meta[M_WIDTH]
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = b.color[q]
+        cq = color[q]
         if cq == EMPTY:
             return True
         if cq == c:
-            if b.libs[b.head[q]] > 1:
+            if libs[head[q]] > 1:
                 return True
         elif cq != BORDER:
-            if b.libs[b.head[q]] == 1:
+            if libs[head[q]] == 1:
                 return True
     return False
 
@@ -169,15 +173,16 @@ def is_legal(b, p, c):
 def is_eye(b, p, c):
     """Is empty `p` a single-point eye of colour `c`: every neighbour `c` (or edge) and the
     diagonals not controlled by the opponent (one opposing diagonal tolerated away from the edge)."""
+    color = b.color   # read once (numba reference-counts every read)
     w = b.meta[M_WIDTH]
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = b.color[q]
+        cq = color[q]
         if cq != c and cq != BORDER:
             return False
     bad = 0
     edge = False
     for q in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
-        cq = b.color[q]
+        cq = color[q]
         if cq == BORDER:
             edge = True
         elif cq == 3 - c:

@@ -48,10 +48,10 @@ from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, 
                                copy_board, copy_into, is_eye, is_legal, play)
 from engine.core.rng import rand_float
 from engine.search.params import playout_rules
-from engine.search.tree import allocate, reset_node
+from engine.search.tree import allocate, borrowed_tree, reset_node
 from engine.tactics.ladders import ladder_adjust
 from policies.kernel import move_scores, playout_moves, playout_moves_reading
-from policies.nrt import borrowed_board
+from policies.nrt import borrow, borrowed_board
 
 # What a search starts from: the position, the colour to move, komi, and the moves the caller
 # forbids, by depth: `exclude[d, p]` = 1 keeps move p out of the nodes d plies below the root
@@ -87,6 +87,12 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
     sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
     (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it."""
+    # Borrowed views: the loops below read the records' fields once a point or child, which
+    # numba would reference-count each time (policies/nrt.py).
+    b = borrowed_board(b)
+    tree = borrowed_tree(tree)
+    scores = borrow(scores)
+    exclude = borrow(exclude)
     n = b.meta[M_NEMPTY]
     moves = np.empty(n + 1, np.int32)
     count = 0

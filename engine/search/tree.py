@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import PASS
+from policies.nrt import borrow
 
 T_NODES = 0      # nodes in use
 T_FULL = 1       # expansions refused because the pool was full
@@ -46,6 +47,16 @@ def new_tree(capacity, board_points):
                 np.zeros(T_LEN, np.int64), np.zeros(capacity), np.zeros(capacity))
     clear(tree)
     return tree
+
+
+@njit(cache=True, nogil=True, inline='always')
+def borrowed_tree(tree):
+    """The pool with borrowed arrays (policies/nrt.py): a loop over nodes that writes through
+    it skips the atomic reference counting of every field read.  Valid while `tree` lives."""
+    return Tree(borrow(tree.move), borrow(tree.parent), borrow(tree.child_start),
+                borrow(tree.n_child), borrow(tree.allowed), borrow(tree.visits), borrow(tree.wins),
+                borrow(tree.prior), borrow(tree.rave_n), borrow(tree.rave_w), borrow(tree.owned),
+                borrow(tree.replies), borrow(tree.meta), borrow(tree.score), borrow(tree.score2))
 
 
 @njit(cache=True)

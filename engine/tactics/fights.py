@@ -167,7 +167,7 @@ def _add_rescues(color, head, libs, nxt, mark, meta, h, c, out, n, ataris, seen)
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def fight_replies(color, head, libs, nxt, mark, meta, c, out):
     """The answers for c to the last move's fight (module docstring) into `out`; how many.
     Only the most urgent kind present is listed."""
@@ -207,7 +207,7 @@ def fight_replies(color, head, libs, nxt, mark, meta, c, out):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def fight_reply(color, head, libs, nxt, mark, meta, c, rng, out):
     """One of `fight_replies`, drawn uniformly, or -1 when the last move started no fight."""
     n = fight_replies(color, head, libs, nxt, mark, meta, c, out)
@@ -216,7 +216,7 @@ def fight_reply(color, head, libs, nxt, mark, meta, c, rng, out):
     return out[rand_below(rng, n)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def nakade_reply(color, meta, mark, c, space):
     """The vital point of the small space c encloses around the last move (module docstring),
     or -1.  `space`: scratch of at least NAKADE_MAX + 1 points."""

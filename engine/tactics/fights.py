@@ -224,6 +224,20 @@ def nakade_reply(color, meta, mark, c, space):
     if last < 0 or color[last] != 3 - c:
         return -1
     w = meta[M_WIDTH]
+    # A cheap bound first: the last move's neighbours in the space, and the diagonal ones
+    # joined to it through them, are already too many on an open board.
+    o = 3 - c
+    n = 1
+    side = 0   # bits: the space holds the west, east, north, south neighbour
+    for k, q in enumerate((last - 1, last + 1, last - w, last + w)):
+        if color[q] == EMPTY or color[q] == o:
+            n += 1
+            side |= 1 << k
+    for q, joins in ((last - w - 1, 5), (last - w + 1, 6), (last + w - 1, 9), (last + w + 1, 10)):
+        if side & joins and (color[q] == EMPTY or color[q] == o):
+            n += 1
+    if n > NAKADE_MAX:
+        return -1
     stamp = next_stamp(mark, meta)
     mark[last] = stamp
     space[0] = last

@@ -35,8 +35,9 @@ search's time (BENCHMARKS.md, session 23).
 import numpy as np
 from numba import njit
 
-from engine.core.board import (BLACK, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
-                               M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, play)
+from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
+                               M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_legal,
+                               play)
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply, one_liberty
 from engine.tactics.ladders import escape_is_caught
@@ -70,16 +71,10 @@ def local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _playable(color, head, libs, csize, w, pclass, p, c, ko):
-    """Would the policy play c at `p` (local_weight > 0: legal, not the ko point, not an own
-    eye)?  Without the weight's features: a move is a suicide only when it has no empty
-    neighbour, captures nothing and joins no chain of its own with a liberty to spare."""
-    if p < 0 or color[p] != EMPTY or p == ko or pclass[c - 1, code_at(color, w, p)] < 0:
-        return False
-    sc = scan(color, head, libs, csize, w, p)
-    if c == BLACK:
-        return sc[0] > 0 or sc[2] > 0 or sc[5] > 0
-    return sc[0] > 0 or sc[1] > 0 or sc[6] > 0
+def _playable(b, color, w, pclass, p, c):
+    """Would the policy play c at `p` (local_weight > 0: legal, not an own eye)?  Without the
+    weight's features."""
+    return p >= 0 and is_legal(b, p, c) and pclass[c - 1, code_at(color, w, p)] >= 0
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -203,13 +198,13 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
         p = -1
         if nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade):
             p = nakade_reply(color, meta, mark, c, answers)
-        if not _playable(color, head, libs, csize, w, pclass, p, c, ko):
+        if not _playable(b, color, w, pclass, p, c):
             p = -1
             if fights >= 1.0 or (fights > 0.0 and rand_float(rng) < fights):
                 p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
-        if not _playable(color, head, libs, csize, w, pclass, p, c, ko):
+        if not _playable(b, color, w, pclass, p, c):
             p = stored_reply(replies, meta, c)
-        if not _playable(color, head, libs, csize, w, pclass, p, c, ko):
+        if not _playable(b, color, w, pclass, p, c):
             # The local candidates, with the softmax's context factors.
             p = -1
             nloc = 0

@@ -144,7 +144,7 @@ def _add_empty(b, p):
     b.meta[M_NEMPTY] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True, inline='always')
 def is_legal(b, p, c):
     """Can colour `c` play at `p` (a point, not PASS)?  Occupied, suicide and simple ko are illegal."""
     color = b.color   # each field read once (numba reference-counts every read)

@@ -1,12 +1,14 @@
 """The playouts' answers to the last move (engine/tactics/fights.py) on hand-made positions: the
 working atari and the extension to three liberties in a race of two against two, the rescue
 of a chain in atari before anything else, no run into a ladder, nothing without a fight; the
-vital point of a nakade shape and none of a living or too large space; and the softmax
+vital point of a nakade shape and none of a living or too large space, the same answers as a
+plain flood fill over random games; and the softmax
 playouts that ask (`playout_fights`, `playout_nakade`) play those answers."""
 import numpy as np
 import pytest
 
-from engine.core.board import BLACK, WHITE, copy_board, copy_into, play
+from engine.core.board import (BLACK, EMPTY, M_LAST, M_NEMPTY, M_WIDTH, WHITE, copy_board, copy_into,
+                               is_legal, new_board, play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
@@ -204,3 +206,46 @@ def test_playouts_that_ask_take_the_vital_point(policy):
     board = after(STRAIGHT_THREE, "A1")
     assert first_moves(board, policy, rules(nakade=1.0)) == {"B1"}
     assert first_moves(board, policy, NO_RULES) != {"B1"}
+
+
+def reference_vital(board, c):
+    """nakade_reply written plainly (the whole flood fill, no shortcut), for the check below."""
+    color, w, last = board.color, int(board.meta[M_WIDTH]), int(board.meta[M_LAST])
+    if last < 0 or color[last] != 3 - c:
+        return -1
+    space, todo = {last}, [last]
+    while todo:
+        s = todo.pop()
+        for q in (s - 1, s + 1, s - w, s + w):
+            if q not in space and color[q] in (EMPTY, 3 - c):
+                space.add(q)
+                todo.append(q)
+    if len(space) > NAKADE_MAX or len(space) < 3:
+        return -1
+    counts = {s: sum(q in space for q in (s - 1, s + 1, s - w, s + w))
+              for s in space if color[s] == EMPTY}
+    most = max([k for k in counts.values()] + [1])
+    best = [s for s, k in counts.items() if k == most]
+    return best[0] if most > 1 and len(best) == 1 else -1
+
+
+def test_the_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
+    # The reader bounds the space from the last move's neighbours before filling it; that
+    # bound must never change an answer.  Random games pass through every size of space.
+    rng = np.random.default_rng(24)
+    space = np.zeros(NAKADE_MAX + 1, np.int32)
+    found = checked = 0
+    for game in range(40):
+        board = new_board(7 if game % 2 else 9)
+        c = BLACK
+        for _ in range(120):
+            moves = [p for p in board.empties[:board.meta[M_NEMPTY]] if is_legal(board, p, c)]
+            if not moves:
+                break
+            play(board, moves[rng.integers(len(moves))], c)
+            c = 3 - c
+            want = reference_vital(board, c)
+            assert nakade_reply(board.color, board.meta, board.mark, c, space) == want
+            checked += 1
+            found += want >= 0
+    assert checked > 3000 and found > 20

@@ -144,27 +144,23 @@ def _add_empty(b, p):
     b.meta[M_NEMPTY] = n + 1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(cache=True)
 def is_legal(b, p, c):
     """Can colour `c` play at `p` (a point, not PASS)?  Occupied, suicide and simple ko are illegal."""
-    color = b.color   # each field read once (numba reference-counts every read)
-    meta = b.meta
-    if color[p] != EMPTY:
+    if b.color[p] != EMPTY:
         return False
-    if p == meta[M_KO] and c == meta[M_KO_COLOR]:
+    if p == b.meta[M_KO] and c == b.meta[M_KO_COLOR]:
         return False
-    head = b.head
-    libs = b.libs
-    w = meta[M_WIDTH]
+    w = b.meta[M_WIDTH]
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = color[q]
+        cq = b.color[q]
         if cq == EMPTY:
             return True
         if cq == c:
-            if libs[head[q]] > 1:
+            if b.libs[b.head[q]] > 1:
                 return True
         elif cq != BORDER:
-            if libs[head[q]] == 1:
+            if b.libs[b.head[q]] == 1:
                 return True
     return False
 
@@ -173,16 +169,15 @@ def is_legal(b, p, c):
 def is_eye(b, p, c):
     """Is empty `p` a single-point eye of colour `c`: every neighbour `c` (or edge) and the
     diagonals not controlled by the opponent (one opposing diagonal tolerated away from the edge)."""
-    color = b.color   # read once (numba reference-counts every read)
     w = b.meta[M_WIDTH]
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = color[q]
+        cq = b.color[q]
         if cq != c and cq != BORDER:
             return False
     bad = 0
     edge = False
     for q in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
-        cq = color[q]
+        cq = b.color[q]
         if cq == BORDER:
             edge = True
         elif cq == 3 - c:

@@ -8,6 +8,12 @@ Go logic itself (they were 65% of a pattern playout's time here).  `borrow(a)`
 returns the same array without a meminfo, for which numba's incref/decref
 return at once.  Use it only on arrays that outlive the view: take views on
 function entry of arrays the caller owns, never return or store them.
+
+Binding a record's field to a local once is not always cheaper than reading it each time:
+numba drops an increment-decrement pair that falls within one basic block, so a short
+function with early returns (board.is_legal) reads its fields more cheaply in place than
+bound at its top: bound, it cost the uniform playouts a fifth of their speed (BENCHMARKS.md,
+session 24).
 """
 from numba import njit
 from numba.core import cgutils

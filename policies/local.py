@@ -72,8 +72,8 @@ def local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p
 
 @njit(cache=True, nogil=True, inline='always')
 def _playable(b, color, w, pclass, p, c):
-    """Would the policy play c at `p` (local_weight > 0: legal, not an own eye)?  Without the
-    weight's features."""
+    """Would the policy play c at `p` (local_weight > 0: legal, the ko point included, and not
+    an own eye)?  Without the weight's features."""
     return p >= 0 and is_legal(b, p, c) and pclass[c - 1, code_at(color, w, p)] >= 0
 
 

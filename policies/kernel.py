@@ -145,7 +145,6 @@ def move_scores(b, c, pol, out):
     """out[p] = H(s, p), the `pol` softmax's score plus its large patterns' (softmax.scores)."""
     b = borrowed_board(b)
     pol = borrowed_policy(pol)
-    out = borrow(out)
     scores(b, c, pol, out)
     add_pattern_scores(b, c, pol.pat_offs, pol.pat_perm, pol.pat_keys, pol.pat_vals, out)
 

@@ -51,7 +51,7 @@ from engine.search.params import playout_rules
 from engine.search.tree import allocate, borrowed_tree, reset_node
 from engine.tactics.ladders import ladder_adjust
 from policies.kernel import move_scores, playout_moves, playout_moves_reading
-from policies.nrt import borrow, borrowed_board
+from policies.nrt import borrowed_board
 
 # What a search starts from: the position, the colour to move, komi, and the moves the caller
 # forbids, by depth: `exclude[d, p]` = 1 keeps move p out of the nodes d plies below the root
@@ -91,8 +91,6 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     # numba would reference-count each time (policies/nrt.py).
     b = borrowed_board(b)
     tree = borrowed_tree(tree)
-    scores = borrow(scores)
-    exclude = borrow(exclude)
     n = b.meta[M_NEMPTY]
     moves = np.empty(n + 1, np.int32)
     count = 0

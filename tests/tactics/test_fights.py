@@ -2,13 +2,13 @@
 working atari and the extension to three liberties in a race of two against two, the rescue
 of a chain in atari before anything else, no run into a ladder, nothing without a fight; the
 vital point of a nakade shape and none of a living or too large space, the same answers as a
-plain flood fill over random games; and the softmax
-playouts that ask (`playout_fights`, `playout_nakade`) play those answers."""
+plain flood fill over random games; and the softmax playouts that ask (`playout_fights`,
+`playout_nakade`) play those answers."""
 import numpy as np
 import pytest
 
-from engine.core.board import (BLACK, EMPTY, M_LAST, M_NEMPTY, M_WIDTH, WHITE, copy_board, copy_into,
-                               is_legal, new_board, play)
+from engine.core.board import (BLACK, EMPTY, M_LAST, M_NEMPTY, M_WIDTH, WHITE, copy_board,
+                               copy_into, is_legal, new_board, play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
@@ -224,7 +224,7 @@ def reference_vital(board, c):
         return -1
     counts = {s: sum(q in space for q in (s - 1, s + 1, s - w, s + w))
               for s in space if color[s] == EMPTY}
-    most = max([k for k in counts.values()] + [1])
+    most = max([1, *counts.values()])
     best = [s for s, k in counts.items() if k == most]
     return best[0] if most > 1 and len(best) == 1 else -1
 

@@ -205,23 +205,59 @@ def _merge(b, keep, gone):
     csize[keep] += csize[gone]
 
 
-@njit(cache=True)
-def _count_libs(b, h):
-    stamp = _new_stamp(b)
-    color = b.color
-    mark = b.mark
-    nxt = b.nxt
-    w = b.meta[M_WIDTH]
+@njit(cache=True, inline='always')
+def _libs_not_of(color, head, mark, stamp, w, big, c, s):
+    """How many empty neighbours of `s` not yet marked `stamp` (marked now) are not liberties of
+    c's chain `big`."""
     n = 0
-    s = h
-    while True:
-        for q in (s - 1, s + 1, s - w, s + w):
-            if color[q] == EMPTY and mark[q] != stamp:
-                mark[q] = stamp
+    for r in (s - 1, s + 1, s - w, s + w):
+        if color[r] == EMPTY and mark[r] != stamp:
+            mark[r] = stamp
+            # Empty points keep stale heads, hence the colour tests.
+            if not (color[r - 1] == c and head[r - 1] == big
+                    or color[r + 1] == c and head[r + 1] == big
+                    or color[r - w] == c and head[r - w] == big
+                    or color[r + w] == c and head[r + w] == big):
                 n += 1
-        s = nxt[s]
-        if s == h:
-            break
+    return n
+
+
+@njit(cache=True)
+def _merged_libs(b, p, c):
+    """Liberties of the chain that c's new stone at `p` makes of its two or more adjacent
+    chains, counted before they are merged: the biggest one's (already without p), plus the
+    liberties of p and of the other chains that the biggest one does not have.  Only the smaller
+    chains are walked: on big boards a walk of the merged chain was 6% of a search."""
+    color = b.color
+    head = b.head
+    csize = b.csize
+    nxt = b.nxt
+    mark = b.mark
+    w = b.meta[M_WIDTH]
+    big = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] == c and (big < 0 or csize[head[q]] > csize[big]):
+            big = head[q]
+    stamp = _new_stamp(b)
+    n = b.libs[big] + _libs_not_of(color, head, mark, stamp, w, big, c, p)
+    h2 = -1
+    h3 = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] != c:
+            continue
+        h = head[q]
+        if h == big or h == h2 or h == h3:
+            continue
+        if h2 < 0:
+            h2 = h
+        else:
+            h3 = h   # a third other chain overwrites: with four neighbours none can repeat
+        s = h
+        while True:
+            n += _libs_not_of(color, head, mark, stamp, w, big, c, s)
+            s = nxt[s]
+            if s == h:
+                break
     return n
 
 
@@ -324,6 +360,7 @@ def play(b, p, c):
         _merge(b, friend, p)
         libs[friend] += gained
     elif nfriend > 1:
+        merged = _merged_libs(b, p, c)
         for q in (p - 1, p + 1, p - w, p + w):
             if color[q] == c:
                 hq = head[q]
@@ -333,8 +370,7 @@ def play(b, p, c):
                         _merge(b, hq, hp)
                     else:
                         _merge(b, hp, hq)
-        hp = head[p]
-        libs[hp] = _count_libs(b, hp)
+        libs[head[p]] = merged
     captured = 0
     last_captured = -1
     for q in (p - 1, p + 1, p - w, p + w):

@@ -270,14 +270,21 @@ class Engine:
         threads = len(searchers)
         share = None if total is None else -(-total // threads)
         done = [0] * threads
+        errors = []
 
         def work(t, s, rng):
-            while not self.stop.is_set() and (share is None or done[t] < share):
-                n = BATCH if share is None else min(BATCH, share - done[t])
-                search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
-                done[t] += n
-                if deadline is not None and self.now() > deadline:
-                    break
+            try:
+                while not self.stop.is_set() and (share is None or done[t] < share):
+                    n = BATCH if share is None else min(BATCH, share - done[t])
+                    search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
+                    done[t] += n
+                    if deadline is not None and self.now() > deadline:
+                        break
+            except BaseException as e:  # noqa: B036 - handed to the caller below
+                # A thread's exception would otherwise only be printed, and the search would
+                # look finished with no simulations: genmove would pass instead of failing.
+                errors.append(e)
+                self.stop.set()
 
         for s in searchers:
             s.sync(g, colour, allow_reuse=not exclude.any())
@@ -301,6 +308,8 @@ class Engine:
                     next_report = self.now() + interval
         for s, n in zip(searchers, done):
             s.sims += n
+        if errors:
+            raise errors[0]
         return sum(done)
 
     def _decided(self, start, sims, deadline):

@@ -501,6 +501,21 @@ def test_genmove_passes_after_opponent_pass_when_winning(ask, server):
     assert ok(ask, server, "final_score") == "B+1.5"
 
 
+def test_genmove_answers_an_error_and_keeps_the_game_when_the_search_fails(ask, server,
+                                                                           monkeypatch):
+    import engine.play.player as player
+
+    def broken(*args):
+        raise RuntimeError("kernel failed")
+
+    run(ask, server, "boardsize 9", "clear_board", "play b E5")
+    before = snapshot(ask, server)
+    monkeypatch.setattr(player.search, "run", broken)
+    r = ask(server, "genmove w")
+    assert not r.ok and "PASS" not in r.body.upper()
+    assert snapshot(ask, server) == before
+
+
 def test_a_ko_just_taken_is_connected_before_passing(ask, server):
     """A game against GnuGo: Black's J6 retook a ko, White passed.  Black wins either way, but
     J6 in atari would be alive with Black to move and dead with White to move (GnuGo counted

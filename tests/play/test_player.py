@@ -56,6 +56,23 @@ def test_same_seed_and_playouts_give_the_same_decisions(threads):
     assert stats_of(other) != runs[0][0][1], "a different seed should give different statistics"
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_failing_search_raises_instead_of_passing(threads, monkeypatch):
+    """An exception in a search thread reaches genmove's caller (GTP answers `?`); before, the
+    thread only printed it and genmove passed as if the search had found nothing."""
+    import engine.play.player as player
+
+    def broken(*args):
+        raise RuntimeError("kernel failed")
+
+    e = engine(playouts=200, seed=1, threads=threads)
+    monkeypatch.setattr(player.search, "run", broken)
+    with pytest.raises(RuntimeError, match="kernel failed"):
+        e.genmove(BLACK)
+    monkeypatch.undo()
+    assert e.genmove(BLACK) != PASS, "the engine searches again once the fault is gone"
+
+
 def test_tree_is_reused_across_moves():
     e = engine(playouts=600, seed=3)
     m = e.genmove(BLACK)

@@ -226,8 +226,8 @@ def _libs_not_of(color, head, mark, stamp, w, big, c, s):
 def _merged_libs(b, p, c):
     """Liberties of the chain that c's new stone at `p` makes of its two or more adjacent
     chains, counted before they are merged: the biggest one's (already without p), plus the
-    liberties of p and of the other chains that the biggest one does not have.  Only the smaller
-    chains are walked: on big boards a walk of the merged chain was 6% of a search."""
+    liberties of p and of the other chains that the biggest one does not have, so that only the
+    smaller chains are walked."""
     color = b.color
     head = b.head
     csize = b.csize

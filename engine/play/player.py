@@ -280,7 +280,7 @@ class Engine:
                     done[t] += n
                     if deadline is not None and self.now() > deadline:
                         break
-            except BaseException as e:  # noqa: B036 - handed to the caller below
+            except Exception as e:
                 # A thread's exception would otherwise only be printed, and the search would
                 # look finished with no simulations: genmove would pass instead of failing.
                 errors.append(e)

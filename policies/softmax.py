@@ -33,7 +33,8 @@ from engine.core.rng import rand_float
 from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM,
-                               WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, fill_codes, pattern3x3_context,
+                               WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, code_at, fill_codes,
+                               pattern3x3_context,
                                pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
                                scan, shape2x2_arrays, shape2x2_local)
 from policies.nrt import borrow, borrowed_board
@@ -599,6 +600,9 @@ def scores(b, c, pol, out):
             p = empties[i]
             out[p] = 0.0 if _uniform_candidate(b, p, c) else EXCLUDED_SCORE
         return
+    if pol.kind == PATTERN3X3:
+        _scores_p3(b, c, pol, out, ko)
+        return
     st_own = new_state(b, pol, False)
     st = borrowed_state(st_own)   # move_features reads its fields at every point
     fidx = st.fidx
@@ -615,6 +619,45 @@ def scores(b, c, pol, out):
                 h += fval[k] * theta[fidx[k]]
             out[p] = h
     st_own.misc[0] = 0   # keeps the borrowed state's owner alive to here
+
+
+@njit(cache=True, nogil=True)
+def _scores_p3(b, c, pol, out, ko):
+    """`scores` for pattern3x3 without a play state: the tree's prior is evaluated at every
+    expansion, and a state's nineteen arrays and full code table cost more than the scores
+    (BENCHMARKS.md, session 28).  The same features in the same order as move_features, so
+    the same sums to the last bit."""
+    color = borrow(b.color)
+    head = borrow(b.head)
+    libs = borrow(b.libs)
+    csize = borrow(b.csize)
+    nxt = borrow(b.nxt)
+    meta = borrow(b.meta)
+    empties = borrow(b.empties)
+    pclass = borrow(pol.pclass)
+    theta = borrow(pol.theta)
+    npts = color.shape[0]
+    w = meta[M_WIDTH]
+    ints_own = np.empty(2 * npts + 32, np.int32)
+    ints = borrow(ints_own)
+    rowof = ints[:npts]
+    line = ints[npts:2 * npts]
+    fidx = ints[2 * npts:]
+    point_tables(meta[M_SIZE], w, rowof, line)
+    for i in range(meta[M_NEMPTY]):
+        p = empties[i]
+        k = pattern3x3_local(color, head, libs, nxt, w, line, pclass, code_at(color, w, p), p,
+                             c, scan(color, head, libs, csize, w, p), fidx)
+        if k > 0:
+            k = pattern3x3_context(meta, p, fidx, k)
+        if k < 0 or p == ko:
+            out[p] = EXCLUDED_SCORE
+        else:
+            h = 0.0
+            for j in range(k):
+                h += 1.0 * theta[fidx[j]]
+            out[p] = h
+    ints_own[0] = 0   # keeps the borrowed views' owner alive to here
 
 
 @njit(cache=True, nogil=True)

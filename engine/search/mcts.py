@@ -50,7 +50,7 @@ from engine.core.rng import rand_float
 from engine.search.params import playout_rules
 from engine.search.tree import allocate, borrowed_tree, reset_node
 from engine.tactics.ladders import ladder_adjust
-from policies.kernel import move_scores, playout_moves, playout_moves_reading
+from policies.kernel import borrowed_policy, move_scores, playout_moves, playout_moves_reading
 from policies.nrt import borrowed_board
 
 # What a search starts from: the position, the colour to move, komi, and the moves the caller
@@ -203,6 +203,12 @@ def run(tree, root, pol, prior, params, count, rng):
     """Run `count` simulations from `root` (a Root; its board unchanged), playing out with
     policy `pol` and taking H from policy `prior`.  Returns simulations done."""
     root_board, to_play, komi, exclude = root
+    # Borrowed records: every call below that takes one would otherwise reference-count each
+    # of its arrays, atomically, per tree level (policies/nrt.py).  The caller keeps them alive.
+    tree = borrowed_tree(tree)
+    pol = borrowed_policy(pol)
+    prior = borrowed_policy(prior)
+    root_board = borrowed_board(root_board)
     board_points = root_board.color.shape[0]
     work_own = copy_board(root_board)
     work = borrowed_board(work_own)   # not reference-counted (policies/nrt.py); kept to the end
@@ -217,7 +223,8 @@ def run(tree, root, pol, prior, params, count, rng):
     lgr = params.lgr > 0.0
     rules = playout_rules(params)
     reading = rules.max() > 0.0
-    scratch = copy_board(root_board)  # the playouts' ladder readings' board
+    scratch_own = copy_board(root_board)  # the playouts' ladder readings' board
+    scratch = borrowed_board(scratch_own)
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
         expand(tree, 0, root_board, to_play, prior, params, scores, exclude[0])
@@ -286,7 +293,8 @@ def run(tree, root, pol, prior, params, count, rng):
                          first_play, params.rave_decay)
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
-    work_own.meta[M_PASSES] = 0   # keeps the borrowed board's owner alive to here
+    work_own.meta[M_PASSES] = 0   # keeps the borrowed boards' owners alive to here
+    scratch_own.meta[M_PASSES] = 0
     return count
 
 

@@ -16,6 +16,7 @@ board, and gives the resumable commands (policies/data/positions.py, policies/da
 append-as-you-go output: finished lines are appended, a run started again skips the ids
 already written, and the file is rewritten in input order once complete.
 """
+import gzip
 import json
 import os
 from dataclasses import dataclass, field
@@ -120,11 +121,16 @@ def parse_position(obj, where):
 def read_positions(path, partial_ok=False):
     """Every position of a file.  DataFileError naming the file and line for a missing file, a
     line that is not a valid position, or an id used twice.  With `partial_ok` (resuming an
-    interrupted run) a last line cut off mid-write is ignored."""
+    interrupted run) a last line cut off mid-write is ignored.  A name ending in `.gz` is read
+    through gzip (how labelled sets too costly to remake are kept in `data/`)."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        else:
+            lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, EOFError) as e:
         raise DataFileError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
     out, seen = [], {}
     for k, line in enumerate(lines, 1):

@@ -116,6 +116,25 @@ def test_probabilities_are_the_softmax_of_the_scores():
             assert np.isnan(h[b.color != EMPTY]).all()  # only empty points are written
 
 
+def test_pattern3x3_scores_without_a_play_state_are_the_features_sums_to_the_bit():
+    # The tree's prior takes a shortcut (softmax._scores_p3); it must give exactly the sums of
+    # theta over move_features' features, which the playouts and the gradients use.
+    for size, plies in ((9, (0, 3, 30, 60)), (19, (0, 3, 30, 90, 160))):
+        pol = policy("pattern3x3", size, 40 + size)
+        for moves in plies:
+            b, c = replayed(size, moves + size, moves, pol)
+            for colour in (c, 3 - c):
+                h = np.full(b.color.shape[0], np.nan)
+                S.scores(b, colour, pol, h)
+                st = S.new_state(b, pol, False)
+                ko = b.meta[M_KO] if b.meta[3] == colour else -1   # M_KO_COLOR
+                for p in b.empties[:b.meta[4]]:
+                    n = S.move_features(b, st, pol, p, colour)
+                    want = EXCLUDED_SCORE if n < 0 or p == ko else \
+                        sum(st.fval[k] * pol.theta[st.fidx[k]] for k in range(n))
+                    assert h[p] == want, (size, moves, colour, p)
+
+
 def test_ko_point_is_excluded():
     # Black captures at c3 (white's stone at b3... ) leaving a ko White may not retake at once.
     size = 5

@@ -81,6 +81,22 @@ def test_missing_file_and_bad_sidecar_are_clear_errors(tmp_path):
         read_meta(path)
 
 
+def test_a_gzipped_file_reads_like_the_plain_one_and_a_broken_one_is_refused(tmp_path):
+    import gzip
+    plain = write_lines(tmp_path / "p.jsonl", [GOOD, dict(GOOD, id="g18", value_black=0.1)])
+    packed = tmp_path / "p.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert read_positions(packed) == read_positions(plain)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed.read_bytes()[:-12])   # truncated in the middle of the stream
+    with pytest.raises(DataFileError, match="cut.jsonl.gz: cannot read"):
+        read_positions(cut)
+    fake = tmp_path / "fake.jsonl.gz"
+    fake.write_bytes(plain.read_bytes())        # not gzip at all
+    with pytest.raises(DataFileError, match="fake.jsonl.gz: cannot read"):
+        read_positions(fake)
+
+
 def test_position_board_replays_moves_and_refuses_illegal_ones():
     b, c = position_board(pos(["B C3", "W D4", "B pass"], "W"))
     assert c == 2 and b.color[parse_vertex("C3", 5)] == 1 and b.color[parse_vertex("D4", 5)] == 2

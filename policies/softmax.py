@@ -655,7 +655,7 @@ def _scores_p3(b, c, pol, out, ko):
         else:
             h = 0.0
             for j in range(k):
-                h += 1.0 * theta[fidx[j]]
+                h += theta[fidx[j]]   # move_features' fval is 1: x * 1.0 == x exactly
             out[p] = h
     ints_own[0] = 0   # keeps the borrowed views' owner alive to here
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from engine.core.board import (BLACK, EMPTY, M_KO, M_LAST, M_LAST2, M_MOVES, M_PASSES, NO_MOVE,
-                               PASS, WHITE, area_score, copy_board, is_eye, is_legal, new_board,
-                               play)
+from engine.core.board import (BLACK, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
+                               M_NEMPTY, M_PASSES, NO_MOVE, PASS, WHITE, area_score, copy_board,
+                               is_eye, is_legal, new_board, play)
 from engine.core.rng import make_rng
 from policies import load_policy, policy_from_theta, policy_probabilities
 from policies import softmax as S
@@ -127,8 +127,8 @@ def test_pattern3x3_scores_without_a_play_state_are_the_features_sums_to_the_bit
                 h = np.full(b.color.shape[0], np.nan)
                 S.scores(b, colour, pol, h)
                 st = S.new_state(b, pol, False)
-                ko = b.meta[M_KO] if b.meta[3] == colour else -1   # M_KO_COLOR
-                for p in b.empties[:b.meta[4]]:
+                ko = b.meta[M_KO] if b.meta[M_KO_COLOR] == colour else -1
+                for p in b.empties[:b.meta[M_NEMPTY]]:
                     n = S.move_features(b, st, pol, p, colour)
                     want = EXCLUDED_SCORE if n < 0 or p == ko else \
                         sum(st.fval[k] * pol.theta[st.fidx[k]] for k in range(n))

@@ -1,5 +1,6 @@
 """Position files (policies/data/files.py), position sets (policies/data/positions.py), labels, expert
 moves and depth-2 trees (policies/data/labels.py), and the `simbal data` commands."""
+import gzip
 import json
 import sys
 
@@ -82,7 +83,6 @@ def test_missing_file_and_bad_sidecar_are_clear_errors(tmp_path):
 
 
 def test_a_gzipped_file_reads_like_the_plain_one_and_a_broken_one_is_refused(tmp_path):
-    import gzip
     plain = write_lines(tmp_path / "p.jsonl", [GOOD, dict(GOOD, id="g18", value_black=0.1)])
     packed = tmp_path / "p.jsonl.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))

@@ -25,6 +25,7 @@ from numba import njit
 
 from engine.core.board import EMPTY, M_NEMPTY, M_SIZE, M_WIDTH
 from policies.features import SYMMETRIES
+from policies.nrt import borrow
 from policies.softmax import EXCLUDED_SCORE
 
 RADII = (2, 3)
@@ -65,6 +66,7 @@ def code_at(b, p, c, offs, perm, vals):
     """The canonical pattern code of point p for colour c to move (`vals`: scratch of k)."""
     size = b.meta[M_SIZE]
     w = b.meta[M_WIDTH]
+    color = borrow(b.color)
     r0 = p // w
     c0 = p % w
     k = offs.shape[0]
@@ -74,16 +76,24 @@ def code_at(b, p, c, offs, perm, vals):
         if r < 1 or r > size or col < 1 or col > size:
             vals[i] = 3
         else:
-            x = b.color[r * w + col]
+            x = color[r * w + col]
             vals[i] = 0 if x == EMPTY else (1 if x == c else 2)
-    best = -1
-    for s in range(8):
-        code = 0
+    # The smallest of the 8 readings is the lexicographically smallest digit sequence (all
+    # have k digits), so each reading is compared with the best so far only up to its first
+    # differing digit; the code is built once, from the winner.
+    bs = 0
+    for s in range(1, 8):
         for i in range(k):
-            code = code * 4 + vals[perm[s, i]]
-        if best < 0 or code < best:
-            best = code
-    return best
+            d = vals[perm[s, i]]
+            e = vals[perm[bs, i]]
+            if d != e:
+                if d < e:
+                    bs = s
+                break
+    code = 0
+    for i in range(k):
+        code = code * 4 + vals[perm[bs, i]]
+    return code
 
 
 @njit(cache=True, nogil=True)
@@ -120,8 +130,9 @@ def add_scores(b, c, offs, perm, keys, weights, scores):
     base = 4 ** offs.shape[0]
     locations = keys[keys.shape[0] - 1] >= base
     vals = np.empty(offs.shape[0], np.int64)
+    empties = borrow(b.empties)
     for i in range(b.meta[M_NEMPTY]):
-        p = b.empties[i]
+        p = empties[i]
         if scores[p] <= EXCLUDED_SCORE:
             continue
         scores[p] += _weight_of(keys, weights, code_at(b, p, c, offs, perm, vals))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.core.board import BLACK, M_NEMPTY, WHITE, new_board, play
+from engine.core.board import BLACK, EMPTY, M_NEMPTY, M_WIDTH, WHITE, is_legal, new_board, play
 from engine.core.coords import parse_vertex
 from engine.lab.cli import main
 from engine.play.player import Engine, Settings
@@ -72,6 +72,38 @@ def test_a_code_is_the_same_under_the_squares_symmetries_and_for_the_mover_s_col
     empty = "\n".join([". " * 7] * 7)
     assert code(empty, "D4", BLACK, radius) == 0                      # all empty, all on board
     assert code(empty, "A1", BLACK, radius) != code(empty, "B2", BLACK, radius) != 0
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+def test_a_code_is_the_smallest_of_its_eight_readings(radius):
+    """code_at stops comparing a reading at its first digit that differs from the best one's;
+    the code must still be the minimum over all 8 readings, built digit by digit."""
+    offs, perm = layout(radius)
+    rng = np.random.default_rng(radius)
+    for _ in range(20):
+        b = new_board(9)
+        colour = BLACK
+        for _ in range(int(rng.integers(0, 40))):
+            empties = [int(q) for q in b.empties[:b.meta[M_NEMPTY]]]
+            q = empties[int(rng.integers(len(empties)))]
+            if is_legal(b, q, colour):
+                play(b, q, colour)
+            colour = 3 - colour
+        w = int(b.meta[M_WIDTH])
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            r0, c0 = divmod(int(p), w)
+            digits = []
+            for dr, dc in offs:
+                r, c = r0 + dr, c0 + dc
+                if not (1 <= r <= 9 and 1 <= c <= 9):
+                    digits.append(3)                      # off the board
+                else:
+                    x = int(b.color[r * w + c])
+                    digits.append(0 if x == EMPTY else 1 if x == colour else 2)
+            readings = [sum(digits[perm[s, i]] * 4 ** (len(offs) - 1 - i)
+                            for i in range(len(offs))) for s in range(8)]
+            got = code_at(b, int(p), colour, offs, perm, np.empty(len(offs), np.int64))
+            assert got == min(readings)
 
 
 def test_patterns_add_to_the_move_scores_of_playable_points_only():

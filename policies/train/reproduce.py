@@ -10,8 +10,10 @@ finished (steps.json records them), so an interrupted reproduction resumes.
 
 PLANS hold the sizes and training lengths, chosen so that the 5x5 run fits in an hour on two
 cores; `scale` multiplies them all (0.1 for a quick look).  The budget "paper" trains every
-trainer for the paper's 100,000 training games or positions (PAPER_UNITS) and follows the test
-MSE on all test positions every tenth of the way, as their Figure 3 does.
+trainer for the paper's 100,000 training games or positions (PAPER_UNITS), gives two-step
+balancing a depth-2 tree for each of 1,000 positions (PAPER_TREES: the paper's data set; with
+Fuego's 2,000-game leaves about 46 minutes on two cores for 5x5) and follows the test MSE on
+all test positions every tenth of the way, as their Figure 3 does.
 
 Labels (LABELLERS): "own", our search with uniform playouts (10,000 simulations a position,
 depth-2 leaves a few hundred); or "fuego", the paper's labeller, Fuego 1.1 with the settings of
@@ -59,6 +61,7 @@ PLANS = {
 
 PAPER_UNITS = 100_000      # training games or positions of every trainer (the paper's)
 PAPER_CURVE_POINTS = 10
+PAPER_TREES = 1_000        # depth-2 trees: one per position of the paper's 1,000-game data set
 
 # Arguments of the label and depth-2 steps for each labeller; {plan key} filled from the plan.
 LABELLERS = {
@@ -71,7 +74,8 @@ LABELLERS = {
 
 def budget_plan(plan, budget, test_positions):
     """`plan` for a budget: "hour" as it is; "paper": every trainer's iterations raised so that
-    iterations x batch = PAPER_UNITS, the curves on all `test_positions`."""
+    iterations x batch = PAPER_UNITS, PAPER_TREES depth-2 trees, the curves on all
+    `test_positions`."""
     if budget == "hour":
         return plan
     if budget != "paper":
@@ -79,7 +83,7 @@ def budget_plan(plan, budget, test_positions):
     trainers = {name: dict(t, iterations=-(-PAPER_UNITS // t["batch"]))
                 for name, t in plan["trainers"].items()}
     return dict(plan, trainers=trainers, curve_positions=test_positions,
-                curve_points=PAPER_CURVE_POINTS)
+                curve_points=PAPER_CURVE_POINTS, depth2_positions=PAPER_TREES)
 
 
 class Steps:

@@ -279,9 +279,10 @@ def test_reproduce_report_has_every_policy_with_its_interval(tmp_path):
     assert (tmp_path / "mse.png").stat().st_size > 1000
 
 
-def test_reproduce_paper_budget_trains_every_trainer_on_100000_units():
-    from policies.train.reproduce import PAPER_UNITS, PLANS, budget_plan
+def test_reproduce_paper_budget_trains_every_trainer_on_100000_units_and_1000_trees():
+    from policies.train.reproduce import PAPER_TREES, PAPER_UNITS, PLANS, budget_plan
     paper = budget_plan(PLANS[5], "paper", 1000)
+    assert paper["depth2_positions"] == PAPER_TREES == 1000 > PLANS[5]["depth2_positions"]
     for name, t in paper["trainers"].items():
         assert t["iterations"] * t["batch"] >= PAPER_UNITS > (t["iterations"] - 1) * t["batch"]
         assert {k: v for k, v in t.items() if k != "iterations"} == {

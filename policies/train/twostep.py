@@ -46,7 +46,10 @@ def imbalance_report(path, weights="uniform"):
     """`simbal eval twostep`: the two-step imbalance B_2 (mean of (Vhat(s1) - V2)^2 over the
     depth-2 trees of `path`) of the playout policy `weights` (a weight file or uniform), with
     a bootstrap 95% interval and the mean signed bias: the trainer's objective, measured on
-    trees it may not have seen (does it generalise, or only fit its training trees?)."""
+    trees it may not have seen (does it generalise, or only fit its training trees?).
+    `effective_trees`, (sum of the squared biases)^2 / (sum of their squares), says how many
+    trees carry it (all n when they share it evenly; on 5x5 random positions about a tenth:
+    BENCHMARKS.md, session 29), `top_tenth_share` the share held by the worst tenth."""
     from policies.data.evaluate import mse_with_interval
     from policies.loader import builtin_theta, load_policy, policy_from_theta
     from policies.train.inputs import load_items
@@ -61,6 +64,11 @@ def imbalance_report(path, weights="uniform"):
     v2 = np.array([trainer.estimates(pol, it)[0] for it in items])
     labels = np.array([it.value for it in items])
     result = mse_with_interval(v2, labels)
+    sq = (labels - v2) ** 2
+    total = float(sq.sum())
+    worst = np.sort(sq)[::-1][:max(1, len(sq) // 10)]
     return {"imbalance": result["mse"], "lo": result["lo"], "hi": result["hi"],
             "n": result["n"], "mean_bias": float(np.mean(labels - v2)),
+            "effective_trees": total ** 2 / float((sq ** 2).sum()) if total > 0 else 0.0,
+            "top_tenth_share": float(worst.sum()) / total if total > 0 else 0.0,
             "weights": str(weights), "trees": str(path)}

@@ -64,11 +64,12 @@ def imbalance_report(path, weights="uniform"):
     v2 = np.array([trainer.estimates(pol, it)[0] for it in items])
     labels = np.array([it.value for it in items])
     result = mse_with_interval(v2, labels)
-    sq = (labels - v2) ** 2
+    bias = labels - v2
+    sq = bias ** 2
     total = float(sq.sum())
     worst = np.sort(sq)[::-1][:max(1, len(sq) // 10)]
     return {"imbalance": result["mse"], "lo": result["lo"], "hi": result["hi"],
-            "n": result["n"], "mean_bias": float(np.mean(labels - v2)),
+            "n": result["n"], "mean_bias": float(bias.mean()),
             "effective_trees": total ** 2 / float((sq ** 2).sum()) if total > 0 else 0.0,
             "top_tenth_share": float(worst.sum()) / total if total > 0 else 0.0,
             "weights": str(weights), "trees": str(path)}

@@ -49,7 +49,7 @@ def test_uniform_imbalance_is_the_squared_gap_to_the_plain_average(tmp_path):
 
 def test_the_report_says_how_many_trees_carry_the_imbalance(tmp_path):
     # Ten trees: nine whose labels equal their uniform two-step values (no bias), one far off.
-    lines, v2s = zip(*(tree_line(0.5, seed=s, ident=str(s)) for s in range(10)))
+    v2s = [tree_line(0.5, seed=s)[1] for s in range(10)]   # each tree's uniform value
     fixed = [tree_line(v2s[s], seed=s, ident=str(s))[0] for s in range(9)]
     path = tmp_path / "trees.jsonl"
     path.write_text("".join(fixed) + tree_line(0.95, seed=9, ident="9")[0])

@@ -12,7 +12,13 @@ cluster workers start it like any other engine.
   the match referee plays it.
 - `oracle_command(games)`: one full search per `genmove` whose `uct_value` is a clean
   P(win) for the side that searched (the settings Silver & Tesauro's labels need and the
-  shared Fuego-labelled sets were made with: see ORACLE_SETTINGS).
+  shared Fuego-labelled sets were made with: see ORACLE_SETTINGS); with `tree=False` the mean
+  of `games` of Fuego's playouts from the position alone (its Monte-Carlo accuracy).
+
+Fuego 1.1 resets its `uct_param_search` parameters to the defaults of the new size whenever
+the board size changes (`boardsize` to a size other than the current one; it starts at 19),
+so a settings file run at start-up loses them at a match's or a label file's first
+`boardsize`: `search_settings` are the lines to send again after it.
 """
 import hashlib
 import os
@@ -51,6 +57,10 @@ ORACLE_SETTINGS = (
     "uct_param_globalsearch mercy_rule 0",        # it scores captures ignoring komi
 )
 
+# No node below the root is ever expanded, so the root mean is that of plain playouts of
+# Fuego's playout policy: its Monte-Carlo evaluation, set beside our playouts' (BENCHMARKS.md).
+PLAYOUTS_ONLY = ("uct_param_search expand_threshold 1000000000",)
+
 
 def find_program():
     """Fuego's path ($SIMBAL_FUEGO, else `fuego` on PATH); EngineFailure saying how to get it."""
@@ -85,8 +95,16 @@ def player_settings(games=None, seconds=None):
     return player
 
 
-def oracle_settings(games):
-    return (*ORACLE_SETTINGS, f"uct_param_player max_games {int(games)}")
+def oracle_settings(games, tree=True):
+    """The label oracle's lines: one full search of `games` games, or with `tree=False` the
+    mean of `games` playouts from the position."""
+    return (*ORACLE_SETTINGS, *(() if tree else PLAYOUTS_ONLY),
+            f"uct_param_player max_games {int(games)}")
+
+
+def search_settings(lines):
+    """The lines of `lines` that a change of board size resets (see the module's docstring)."""
+    return tuple(line for line in lines if line.startswith("uct_param_search "))
 
 
 def config_file(lines):
@@ -126,6 +144,8 @@ def player_command(games=None, seconds=None, book=True):
     return command(player_settings(games, seconds), book)
 
 
-def oracle_command(games):
-    """A Fuego whose `genmove` then `uct_value` is one full `games`-game search (no book)."""
-    return command(oracle_settings(games), book=False)
+def oracle_command(games, tree=True):
+    """A Fuego whose `genmove` then `uct_value` is one full `games`-game search (no book), or
+    with `tree=False` the mean of `games` playouts.  Send `search_settings` again after any
+    `boardsize`."""
+    return command(oracle_settings(games, tree), book=False)

@@ -171,18 +171,21 @@ class FuegoOracle(GtpOracle):
     (engine/gtp/fuego.py: one thread, no book, no mercy rule, no score or length bonus, no
     early stop, simple ko), seeded per position from the run's seed and the position's id,
     so a label does not depend on the order or the worker.  Also the leaves of depth-2 trees
-    (`value` on a position plus the line of moves below it)."""
+    (`value` on a position plus the line of moves below it).  With `tree=False`, the mean of
+    `games` of Fuego's playouts from the position instead (`--oracle fuego-playouts`)."""
 
-    def __init__(self, games=10000, seed=0):
-        self.games, self.seed = games, seed
-        super().__init__(fuego.oracle_command(games))
+    def __init__(self, games=10000, seed=0, tree=True):
+        self.games, self.seed, self.tree = games, seed, tree
+        super().__init__(fuego.oracle_command(games, tree))
         self.version = self.client.send("version").strip()
+        self.size = None
 
     @staticmethod
-    def describe(games, seed):
-        return {"labeller": "fuego", "games": games, "seed": seed,
-                "gtp_settings": list(fuego.oracle_settings(games)),
-                "value": "uct_value after genmove, from Black's view"}
+    def describe(games, seed, tree=True):
+        return {"labeller": "fuego" if tree else "fuego-playouts", "games": games,
+                "seed": seed, "gtp_settings": list(fuego.oracle_settings(games, tree)),
+                "value": ("uct_value after genmove, from Black's view" if tree else
+                          "the mean of the playouts (uct_value, no tree), from Black's view")}
 
     def settings(self):
         return self.describe(self.games, self.seed)
@@ -191,6 +194,10 @@ class FuegoOracle(GtpOracle):
         """`pos` and the moves of `line` (points, alternating from pos.to_play), then the
         search's seed (from the position and `path`, the line's name)."""
         super().setup(pos)
+        if pos.size != self.size:   # Fuego reset its search settings to the new size's
+            for setting in fuego.search_settings(fuego.oracle_settings(self.games, self.tree)):
+                self.client.send(setting)
+            self.size = pos.size
         colour = pos.to_play
         for p in line:
             ok, text = self.client.ask(f"play {colour} {vertex(p, pos.size)}")
@@ -206,8 +213,9 @@ class FuegoOracle(GtpOracle):
 
     def record(self, pos):
         """The label's provenance in the position (the shared Fuego-labelled sets' form)."""
-        return {"oracle": f"fuego-{self.version}", "games": self.games,
-                "fuego_seed": self.fuego_seed(pos)}
+        record = {"oracle": f"fuego-{self.version}", "games": self.games,
+                  "fuego_seed": self.fuego_seed(pos)}
+        return record if self.tree else dict(record, tree=False)
 
     def value(self, pos, line=(), path=""):
         """P(Black wins) after `pos` and `line`."""
@@ -411,11 +419,13 @@ def _input_record(path):
 def label_file(in_path, out_path, playouts=10000, weights="uniform", oracle=None, seed=0,
                cluster=None, command="", progress=None, report=print):
     """`simbal data label`: every position of `in_path` labelled into `out_path` (resumable)
-    by our search (`playouts`, `weights`), by the GTP engine `oracle`, or with oracle "fuego"
-    by Fuego 1.1 searches of `playouts` games (FuegoOracle)."""
-    if oracle == "fuego":   # the paper's labeller with its settings; `playouts` = its games
-        make = partial(FuegoOracle, playouts, seed)
-        settings = FuegoOracle.describe(playouts, seed)
+    by our search (`playouts`, `weights`), by the GTP engine `oracle`, with oracle "fuego"
+    by Fuego 1.1 searches of `playouts` games (FuegoOracle), or with "fuego-playouts" by the
+    mean of `playouts` of Fuego's playouts."""
+    if oracle in ("fuego", "fuego-playouts"):   # the paper's labeller; `playouts` = its games
+        tree = oracle == "fuego"
+        make = partial(FuegoOracle, playouts, seed, tree)
+        settings = FuegoOracle.describe(playouts, seed, tree)
     elif oracle:
         make = partial(GtpOracle, oracle)
         settings = {"labeller": "gtp", "command": oracle, "score_scale": SCORE_SCALE}

@@ -20,8 +20,8 @@ def _data_errors(run):
 
 
 def _fuego_if_asked(oracle):
-    """Stop at once, in one line, when `--oracle fuego` is asked for and Fuego is missing."""
-    if oracle == "fuego":
+    """Stop at once, in one line, when Fuego is asked for as the oracle and is missing."""
+    if oracle in ("fuego", "fuego-playouts"):
         from engine.gtp import fuego
         try:
             fuego.find_program()
@@ -112,10 +112,12 @@ def _over_file(run, what, workers, scheduler):
               help="Simulations of our search per label (with --oracle fuego: Fuego's games).")
 @click.option("--weights", default="uniform", show_default=True,
               help="Playout policy of our search.")
-@click.option("--oracle", default=None, metavar="CMD|fuego",
+@click.option("--oracle", default=None, metavar="CMD|fuego|fuego-playouts",
               help="Label by this GTP engine instead (uct_value, lz-genmove_analyze, or a "
                    "score estimate); `fuego`: Fuego 1.1 on PATH with the paper's settings "
-                   "(one full search of --playouts games a position, seeded by --seed).")
+                   "(one full search of --playouts games a position, seeded by --seed); "
+                   "`fuego-playouts`: the mean of --playouts of Fuego's playouts, no tree "
+                   "(its Monte-Carlo evaluation, for `simbal eval labels`).")
 @seed_option()
 @cluster_options
 def data_label(in_path, out, playouts, weights, oracle, seed, workers, scheduler):

@@ -172,3 +172,62 @@ def test_real_fuego_relabels_the_shared_positions_close_to_their_labels(tmp_path
             assert oracle.value(pos) == pytest.approx(pos.value_black, abs=0.1)
     finally:
         oracle.close()
+
+
+def test_fuego_search_settings_are_sent_again_after_each_change_of_size(fake_fuego, tmp_path):
+    # Fuego 1.1 resets uct_param_search to its defaults when the board size changes, so the
+    # start-up file's search lines must follow every boardsize that changes the size.
+    src = tmp_path / "sizes.jsonl"
+    write_positions(src, [Position("a", 5, 24.5, [("B", "C3")], "W"),
+                          Position("b", 5, 24.5, [], "B"),
+                          Position("c", 7, 9.5, [("B", "D4")], "W")], {"test": True})
+    written, failures = label_file(src, tmp_path / "o.jsonl", playouts=50, oracle="fuego",
+                                   report=lambda *a: None)
+    assert failures == [] and len(written) == 3
+    lines = [ln.strip() for ln in fake_fuego.read_text().splitlines()[1:]]
+    search = fuego.search_settings(fuego.ORACLE_SETTINGS)
+    assert "uct_param_search move_select value" in search
+    genmoves = [i for i, ln in enumerate(lines) if ln.startswith("genmove")]
+    sizes = [i for i, ln in enumerate(lines) if ln.startswith("boardsize")]
+    assert len(genmoves) == 3 and len(sizes) == 3
+    for first, (size_at, genmove_at) in enumerate(zip(sizes, genmoves)):
+        between = lines[size_at:genmove_at]
+        resent = all(line in between for line in search)
+        assert resent == (first in (0, 2)), (first, between)   # "b" has "a"'s size
+
+
+def test_fuego_playouts_oracle_is_the_mean_of_playouts_without_a_tree(fake_fuego, tmp_path):
+    out = tmp_path / "p.jsonl"
+    written, failures = label_file(positions(tmp_path), out, playouts=256,
+                                   oracle="fuego-playouts", seed=5, report=lambda *a: None)
+    assert failures == [] and len(written) == 2
+    log = fake_fuego.read_text()
+    config = log.splitlines()[0].removeprefix("CONFIG ").split("|")
+    assert fuego.PLAYOUTS_ONLY[0] in config and "uct_param_player max_games 256" in config
+    # The expansion threshold is a search setting: sent again after the first boardsize.
+    lines = [ln.strip() for ln in log.splitlines()[1:]]
+    assert lines.index(fuego.PLAYOUTS_ONLY[0]) > lines.index("boardsize 5")
+    assert lines.index(fuego.PLAYOUTS_ONLY[0]) < next(
+        i for i, ln in enumerate(lines) if ln.startswith("genmove"))
+    labelled = read_positions(out)
+    assert all(p.extra["label"]["tree"] is False for p in labelled)
+    meta = json.loads(Path(str(out) + ".meta.json").read_text())
+    assert meta["made_by"]["settings"]["labeller"] == "fuego-playouts"
+    # The full-search oracle has neither the line nor the mark.
+    assert fuego.PLAYOUTS_ONLY[0] not in fuego.oracle_settings(256)
+
+
+@pytest.mark.skipif(not fuego.available(), reason="Fuego is not installed (fuego on PATH)")
+@pytest.mark.parametrize("tree", [True, False])
+def test_real_fuego_keeps_the_oracle_search_settings_on_a_new_board_size(tree):
+    oracle = FuegoOracle(games=200, seed=1, tree=tree)
+    try:
+        oracle.value(Position("a", 6, 2.5, [("B", "C3"), ("W", "D4")], "B"))
+        params = oracle.client.send("uct_param_search")
+        assert "move_select value" in params
+        assert ("expand_threshold 1e+09" in params) == (not tree)
+        stats = oracle.client.send("uct_stat_search")
+        nodes = int(next(ln.split()[1] for ln in stats.splitlines() if ln.startswith("Nodes")))
+        assert (nodes == 1) == (not tree)   # playouts only: the root is the whole tree
+    finally:
+        oracle.close()

@@ -64,14 +64,10 @@ def policy_rates(seconds):
     (policies/local.py), their raw rate too, with the same rules."""
     import numpy as np
 
-    from engine.search.params import (default_params, default_playout_rules, playout_rules,
-                                      with_params)
+    from engine.search.params import default_playout_rules, size_playout_rules
     from policies import (default_policy_spec, default_search_params, load_policy,
                           policy_from_theta)
     from policies.weights import feature_names
-
-    def size_rules(size):
-        return playout_rules(with_params(default_params(), **default_search_params(size)))
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)
@@ -85,7 +81,7 @@ def policy_rates(seconds):
             round(playout_rate(19, seconds, policy=pattern_19, rules=default_playout_rules())),
         "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
         **{f"pattern3x3_local_{n}x{n}_playouts_per_s":
-           round(playout_rate(n, seconds, policy=pol, rules=size_rules(n)))
+           round(playout_rate(n, seconds, policy=pol, rules=size_playout_rules(n)))
            for n, pol in ((9, pattern), (19, pattern_19))
            if default_search_params(n).get("playout_local", 0.0) > 0.0},
     }

@@ -103,3 +103,10 @@ def playout_rules(params):
 
 def default_playout_rules():
     return playout_rules(default_params())
+
+
+def size_playout_rules(size):
+    """The rules of the playouts the engine plays on an NxN board: the defaults with the
+    size's parameters from weights/defaults.json (on 9x9, 13x13 and 19x19 local playouts)."""
+    from policies import default_search_params
+    return playout_rules(with_params(default_params(), **default_search_params(size)))

@@ -94,12 +94,16 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rule
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
     (a weight file, uniform or handcrafted) against the labels of the position file `path`;
     with `against` (another policy) also that policy's MSE with the same seed and the ratio
-    of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none)."""
+    of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none;
+    "engine" for the engine's own on the positions' board size)."""
     positions, labels = labelled(path)
     sizes = {p.size for p in positions}
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
     size = sizes.pop()
+    if isinstance(rules, str) and rules == "engine":
+        from engine.search.params import size_playout_rules
+        rules = size_playout_rules(size)
     pol = load_policy(weights, size)
     other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster, rules)

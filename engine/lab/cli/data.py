@@ -180,7 +180,7 @@ def eval_group():
 @click.option("--against", default=None,
               help="Another playout policy (e.g. uniform): its MSE on the same playout seeds, "
                    "and the ratio of the two with a paired bootstrap interval.")
-@rules_option()
+@rules_option(engine=True)
 @seed_option()
 @cluster_options
 def eval_mse(positions, weights, sims, against, rules, seed, workers, scheduler):

@@ -34,20 +34,29 @@ def komi_option(default, **extra):
     return click.option("--komi", default=default, show_default=True, type=float, **extra)
 
 
-def rules_option():
+def rules_option(engine=False):
     """--rules none|search: playouts of the plain policy, or following the search's playout
-    rules (fight answers, nakade; engine.search.params), the playouts the engine plays."""
+    rules (fight answers, nakade; engine.search.params).  With `engine`, also --rules engine:
+    exactly the playouts the engine plays on the positions' board size (with that size's
+    parameters, e.g. local playouts, which have no gradient for a trainer to follow).  The
+    value is a RULE_* vector, None, or "engine" (resolved once the size is known)."""
+    choices = ["none", "search", "engine"] if engine else ["none", "search"]
     return click.option("--rules", "rules", default="none", show_default=True,
-                        type=click.Choice(["none", "search"]),
+                        type=click.Choice(choices),
                         callback=lambda ctx, param, value: _rules_vector(value),
                         help="none: the plain policy's playouts (the paper's); search: the "
                              "playouts follow the search's default playout rules (fight "
-                             "answers, nakade), as the engine plays them.")
+                             "answers, nakade)" + (
+                                 "; engine: the playouts the engine plays on the board size "
+                                 "(its parameters from weights/defaults.json too, e.g. local "
+                                 "playouts)." if engine else "."))
 
 
 def _rules_vector(name):
     if name == "none":
         return None
+    if name == "engine":
+        return name
     from engine.search.params import default_playout_rules
     return default_playout_rules()
 

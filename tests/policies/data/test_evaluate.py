@@ -140,3 +140,35 @@ def test_eval_mse_with_the_search_playout_rules(tmp_path, positions):
     values = mc_values(read_positions(path), pol, 40, seed=5, rules=rules)
     assert ruled["mse"] == pytest.approx(np.mean((values - 0.5) ** 2))
     assert plain["mse"] != ruled["mse"]
+
+
+def test_eval_mse_with_the_engines_own_playouts_on_the_board_size(tmp_path):
+    """--rules engine: the playouts the engine plays on that size (its defaults.json
+    parameters too, so on 9x9 the local playouts), not the global defaults."""
+    from engine.search.params import default_playout_rules, size_playout_rules
+    from policies import default_search_params
+    from policies.kernel import RULE_LOCAL
+    path = tmp_path / "nine.jsonl"
+    write_positions(path, [Position("a", 9, 7.5, [("B", "E5"), ("W", "C3")], "B", value_black=0.6),
+                           Position("b", 9, 7.5, [("B", "D4")], "W", value_black=0.3)],
+                    {"command": "test"})
+    args = ["eval", "mse", "--positions", str(path), "--weights", "handcrafted", "--sims", "30",
+            "--seed", "2", "--workers", "0", "--rules", "engine"]
+    run = CliRunner().invoke(main, args)
+    assert run.exit_code == 0, run.output
+    result = json.loads(run.stdout)
+    rules = size_playout_rules(9)
+    assert result["rules"] == rules.tolist()
+    assert rules[RULE_LOCAL] == default_search_params(9).get("playout_local", 0.0)
+    values = mc_values(read_positions(path), load_policy("handcrafted", 9), 30, seed=2,
+                       rules=rules)
+    assert result["mse"] == pytest.approx(np.mean((values - np.array([0.6, 0.3])) ** 2))
+    if rules.tolist() != default_playout_rules().tolist():
+        search = json.loads(CliRunner().invoke(main, args[:-1] + ["search"]).stdout)
+        assert search["rules"] != result["rules"]
+
+
+def test_trainers_do_not_offer_the_engines_playouts():
+    # Local playouts have no gradient: `simbal train --rules engine` is refused by click.
+    run = CliRunner().invoke(main, ["train", "balance", "--rules", "engine"])
+    assert run.exit_code == 2 and "'engine' is not one of" in run.output

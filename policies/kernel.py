@@ -48,8 +48,8 @@ from policies.patterns import layout as pattern_layout
 from policies.playout import finish_uniform
 from policies.local import run_local_playout
 from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES,  # noqa: F401
-                              RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL, RULE_NAKADE, run_playout,
-                              scores)
+                              RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
+                              RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")

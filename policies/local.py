@@ -4,8 +4,9 @@ The full softmax (policies/softmax.py) keeps every point's weight up to date aft
 and that upkeep is most of a playout's time (BENCHMARKS.md, issue 25).  These playouts keep
 nothing between moves.  A move is, in order:
 
-1. the playout rules, as in the softmax playouts: a nakade's vital point, an answer to the last
-   move's fight, a stored last good reply (each when the policy would play it);
+1. the playout rules, as in the softmax playouts: the vital point of a nakade shape the last
+   move captured, a nakade's vital point, an answer to the last move's fight, a stored last
+   good reply (each when the policy would play it);
 2. otherwise a draw between the *local* candidates, the points at Coulom distance 2-4 of the
    last move (the softmax's context window), each with its full softmax weight (3x3 pattern,
    tactics, line, distance to the last two moves), and the rest of the board, which weighs
@@ -35,19 +36,20 @@ search's time (BENCHMARKS.md, session 23).
 import numpy as np
 from numba import njit
 
-from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
+from engine.core.board import (EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
                                M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_legal,
                                play)
 from engine.core.rng import rand_below, rand_float
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply, one_liberty
+from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_reply,
+                                   nakade_reply, one_liberty)
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WINDOW_DC,
                                WINDOW_DR, code_at, coulom_distance, pattern3x3_tactics,
                                point_tables, scan)
 from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, stored_reply
-from policies.softmax import (LADDER_REDRAWS, RULE_CAPTURES, RULE_FIGHTS, RULE_LADDERS,
-                              RULE_NAKADE, W_MAX, W_MIN)
+from policies.softmax import (LADDER_REDRAWS, RULE_CAPTURE_NAKADE, RULE_CAPTURES, RULE_FIGHTS,
+                              RULE_LADDERS, RULE_NAKADE, W_MAX, W_MIN)
 
 FAR_TRIES = 4     # far draws refused by weight before one is kept whatever its weight
 ATARI_MAX = 64    # capturing points listed at most (the list is pruned at each use)
@@ -180,6 +182,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     fights = rules[RULE_FIGHTS]
     nakade = rules[RULE_NAKADE]
     captures = rules[RULE_CAPTURES] if rules.shape[0] > RULE_CAPTURES else 0.0
+    after_capture = rules[RULE_CAPTURE_NAKADE] if rules.shape[0] > RULE_CAPTURE_NAKADE else 0.0
     natari = 0
     if captures > 0.0:   # the chains already in atari
         for i in range(meta[M_NEMPTY]):
@@ -196,7 +199,11 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
         ko = meta[M_KO] if meta[M_KO_COLOR] == c else -1
         p = -1
-        if nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade):
+        if 3 <= meta[M_CAUGHT] <= NAKADE_MAX and (after_capture >= 1.0 or (
+                after_capture > 0.0 and rand_float(rng) < after_capture)):
+            p = captured_nakade_reply(color, meta, mark, c, answers)
+        if not _playable(b, color, w, pclass, p, c) and (
+                nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade)):
             p = nakade_reply(color, meta, mark, c, answers)
         if not _playable(b, color, w, pclass, p, c):
             p = -1

@@ -27,10 +27,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from engine.core.board import (EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
-                               M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye, is_legal)
+from engine.core.board import (EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
+                               M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS, area_score, is_eye,
+                               is_legal)
 from engine.core.rng import rand_float
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_reply, nakade_reply
+from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_reply,
+                                   nakade_reply)
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM,
                                WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, code_at, fill_codes,
@@ -420,8 +422,8 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
 LADDER_REDRAWS = 3  # escapes set aside per move at most (a move rarely offers more)
 # run_playout's `rules`.  RULE_LOCAL > 0: local playouts instead (policies/local.py), which
 # alone read RULE_CAPTURES.
-RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL, RULE_CAPTURES = range(5)
-NO_RULES = np.zeros(5)
+RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL, RULE_CAPTURES, RULE_CAPTURE_NAKADE = range(6)
+NO_RULES = np.zeros(6)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -509,6 +511,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     ladders = rules[RULE_LADDERS] > 0.0
     fights = rules[RULE_FIGHTS]
     nakade = rules[RULE_NAKADE]
+    after_capture = rules[RULE_CAPTURE_NAKADE] if rules.shape[0] > RULE_CAPTURE_NAKADE else 0.0
     cap = move_cap(b)
     t = 0
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
@@ -516,8 +519,12 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
         p = PASS
         if total > 0.0:
             p = -1
+            if 3 <= meta[M_CAUGHT] <= NAKADE_MAX and (after_capture >= 1.0 or (
+                    after_capture > 0.0 and rand_float(rng) < after_capture)):
+                p = captured_nakade_reply(color, meta, mark, c, answers)
             # A probability of 1 (the default) draws no number for the coin.
-            if nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade):
+            if (p < 0 or wt[c - 1, p] * fac[p] <= 0.0) and (
+                    nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade)):
                 p = nakade_reply(color, meta, mark, c, answers)
             if (p < 0 or wt[c - 1, p] * fac[p] <= 0.0) and (
                     fights >= 1.0 or (fights > 0.0 and rand_float(rng) < fights)):

@@ -38,7 +38,8 @@ M_PASSES = 9     # consecutive passes
 M_MOVES = 10     # moves played on this board
 M_HASH = 11      # Zobrist hash of the stones (positional)
 M_STAMP = 12     # generation counter for the `mark` scratch array
-M_LEN = 13
+M_CAUGHT = 13    # stones the last move captured
+M_LEN = 14
 NO_MOVE = -2
 
 Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob")
@@ -309,6 +310,7 @@ def play(b, p, c):
     meta[M_LAST] = p
     meta[M_MOVES] += 1
     meta[M_KO] = -1
+    meta[M_CAUGHT] = 0
     if p == PASS:
         meta[M_PASSES] += 1
         return 0
@@ -381,6 +383,7 @@ def play(b, p, c):
     if captured == 1 and csize[hp] == 1 and libs[hp] == 1:
         meta[M_KO] = last_captured
         meta[M_KO_COLOR] = o
+    meta[M_CAUGHT] = captured
     return captured
 
 

@@ -13,8 +13,8 @@ from collections import namedtuple
 
 from numba import njit
 
-from policies.kernel import (NO_RULES, RULE_CAPTURES, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
-                            RULE_NAKADE)
+from policies.kernel import (NO_RULES, RULE_CAPTURE_NAKADE, RULE_CAPTURES, RULE_FIGHTS,
+                            RULE_LADDERS, RULE_LOCAL, RULE_NAKADE)
 
 # name, default, meaning.  Why each default is what it is: BENCHMARKS.md, Strength.
 PARAMS = (
@@ -53,6 +53,9 @@ PARAMS = (
     ("playout_captures", 0.0, "local playouts: probability that a far move first captures a "
                               "chain in atari anywhere on the board (MoGo's and Fuego's capture "
                               "rule; 0: far moves are the filtered random draw alone)"),
+    ("playout_capture_nakade", 0.0, "probability that a playout move, after the opponent's "
+                                    "capture of 3 to 6 stones, takes the vital point of the "
+                                    "space left (a nakade shape then makes one eye, not two)"),
 )
 
 # The parameters that are switches (0 off, 1 on): GoGui's parameter dialog shows them as
@@ -98,6 +101,7 @@ def playout_rules(params):
     rules[RULE_NAKADE] = params.playout_nakade
     rules[RULE_LOCAL] = params.playout_local
     rules[RULE_CAPTURES] = params.playout_captures
+    rules[RULE_CAPTURE_NAKADE] = params.playout_capture_nakade
     return rules
 
 

@@ -28,6 +28,14 @@ the opponent's, bounded by the mover's stones and the edge), the mover takes the
 point, the empty point with the most neighbours in the space when exactly one has that many
 (two or more): in a straight or bent three, a pyramid four, a bulky or crossed five, a rabbity
 six, the point that decides between one eye and two.
+
+Nakade after a capture (`captured_nakade_reply`, search parameter `playout_capture_nakade`):
+when the last move captured a chain of 3 to NAKADE_MAX stones, the space it left is enclosed by
+the capturer's stones alone, and the side that lost the stones takes its vital point the same
+way.  A capture in the shape of a straight or bent three, a pyramid four, a bulky five or a
+rabbity six leaves one eye, not two, when the loser plays there first; the learned weights,
+which prefer contact with the last move and shun the first line, rarely find that point (a
+pyramid four on the edge: BENCHMARKS.md, session 31).
 """
 from numba import njit
 
@@ -255,6 +263,13 @@ def nakade_reply(color, meta, mark, c, space):
                 n += 1
     if n < 3:
         return -1
+    return _vital_point(color, mark, stamp, space, n, w)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _vital_point(color, mark, stamp, space, n, w):
+    """The empty point of space[:n] (marked `stamp`) with the most neighbours in it, when
+    exactly one has that many (two or more), else -1."""
     best = -1
     most = 1
     tie = False
@@ -270,3 +285,39 @@ def nakade_reply(color, meta, mark, c, space):
         elif k == most:
             tie = True
     return -1 if tie else best
+
+
+@njit(cache=True, nogil=True, inline='always')
+def captured_nakade_reply(color, meta, mark, c, space):
+    """The vital point of a space of 3 to NAKADE_MAX empty points next to the last move, the
+    opponent's (module docstring: called after that move captured as many stones), or -1.
+    `space`: scratch of at least NAKADE_MAX + 1 points."""
+    last = meta[M_LAST]
+    if last < 0 or color[last] != 3 - c:
+        return -1
+    w = meta[M_WIDTH]
+    for start in (last - 1, last + 1, last - w, last + w):
+        if color[start] != EMPTY:
+            continue
+        stamp = next_stamp(mark, meta)
+        mark[start] = stamp
+        space[0] = start
+        n = 1
+        i = 0
+        small = True
+        while i < n and small:   # flood fill over empty points
+            s = space[i]
+            i += 1
+            for q in (s - 1, s + 1, s - w, s + w):
+                if mark[q] != stamp and color[q] == EMPTY:
+                    if n == NAKADE_MAX:
+                        small = False
+                        break
+                    mark[q] = stamp
+                    space[n] = q
+                    n += 1
+        if small and n >= 3:
+            p = _vital_point(color, mark, stamp, space, n, w)
+            if p >= 0:
+                return p
+    return -1

@@ -11,9 +11,11 @@ from engine.core.board import (BLACK, EMPTY, M_LAST, M_NEMPTY, M_WIDTH, WHITE, c
                                copy_into, is_legal, new_board, play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
-from engine.tactics.fights import MAX_REPLIES, NAKADE_MAX, fight_replies, nakade_reply
-from policies.kernel import (NO_REPLIES, NO_RULES, RULE_FIGHTS, RULE_NAKADE, playout_moves,
-                             playout_moves_reading)
+from engine.core.board import M_CAUGHT
+from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_replies,
+                                   nakade_reply)
+from policies.kernel import (NO_REPLIES, NO_RULES, RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_NAKADE,
+                             RULE_LOCAL, playout_moves, playout_moves_reading)
 from policies.loader import default_policy_spec, load_policy
 
 from helpers import board_from_ascii
@@ -110,10 +112,12 @@ def policy():
     return load_policy(default_policy_spec(9), 9)
 
 
-def rules(fights=0.0, nakade=0.0):
+def rules(fights=0.0, nakade=0.0, capture_nakade=0.0, local=0.0):
     out = NO_RULES.copy()
     out[RULE_FIGHTS] = fights
     out[RULE_NAKADE] = nakade
+    out[RULE_CAPTURE_NAKADE] = capture_nakade
+    out[RULE_LOCAL] = local
     return out
 
 
@@ -249,3 +253,61 @@ def test_the_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
             checked += 1
             found += want >= 0
     assert checked > 3000 and found > 20
+
+
+# Black's pyramid four A1-B1-C1-B2 on the edge has one liberty, D1; White D1 captures it and
+# leaves a space White alone encloses, whose vital point B1 Black must take at once (the edge
+# of session 31's game ctl/game-0091, BENCHMARKS.md).  A straight four has no vital point.
+PYRAMID_CAPTURE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . O . . . . . . .
+    O X O . . . . . .
+    X X X . . . . . ."""
+STRAIGHT_CAPTURE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    O O O O . . . . .
+    X X X X . . . . ."""
+
+
+def capture_vital(board, colour=BLACK):
+    space = np.zeros(NAKADE_MAX + 1, np.int32)
+    p = captured_nakade_reply(board.color, board.meta, board.mark, colour, space)
+    return None if p < 0 else format_vertex(p, 9)
+
+
+def test_the_board_counts_the_stones_the_last_move_captured():
+    board = after(PYRAMID_CAPTURE, "D1")
+    assert board.meta[M_CAUGHT] == 4 and board.color[at("B2")] == EMPTY
+    play(board, at("G7"), BLACK)
+    assert board.meta[M_CAUGHT] == 0
+
+
+def test_the_vital_point_of_a_captured_nakade_shape():
+    assert capture_vital(after(PYRAMID_CAPTURE, "D1")) == "B1"
+    assert capture_vital(after(PYRAMID_CAPTURE, "D1"), WHITE) is None   # White captured
+    assert capture_vital(after(STRAIGHT_CAPTURE, "E1")) is None          # two points alike
+    # Seven points: too large to have a vital point.
+    seven = STRAIGHT_CAPTURE.replace("O O O O . . . .", "O O O O O O O O").replace(
+        "X X X X . . . .", "X X X X X X X .")
+    assert capture_vital(after(seven, "H1")) is None
+    # Nothing enclosed next to the last move on an open board.
+    assert capture_vital(after(PYRAMID_CAPTURE, "G7")) is None
+
+
+def test_playouts_that_ask_take_the_vital_point_after_a_capture(policy):
+    board = after(PYRAMID_CAPTURE, "D1")
+    for local in (0.0, 0.41):   # the full softmax playouts and the local ones
+        asked = rules(capture_nakade=1.0, local=local)
+        assert first_moves(board, policy, asked) == {"B1"}
+        assert first_moves(board, policy, rules(local=local)) != {"B1"}

@@ -109,8 +109,10 @@ def default_playout_rules():
     return playout_rules(default_params())
 
 
-def size_playout_rules(size):
+def size_playout_rules(size, **values):
     """The rules of the playouts the engine plays on an NxN board: the defaults with the
-    size's parameters from weights/defaults.json (on 9x9, 13x13 and 19x19 local playouts)."""
+    size's parameters from weights/defaults.json (on 9x9, 13x13 and 19x19 local playouts);
+    size None: the global defaults alone; `values` (parameter names) set over either."""
     from policies import default_search_params
-    return playout_rules(with_params(default_params(), **default_search_params(size)))
+    sized = default_search_params(size) if size is not None else {}
+    return playout_rules(with_params(default_params(), **{**sized, **values}))

@@ -90,20 +90,26 @@ def labelled(path):
     return positions, np.array([p.value_black for p in positions])
 
 
-def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rules=None):
+def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rules=None,
+               params=()):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
     (a weight file, uniform or handcrafted) against the labels of the position file `path`;
     with `against` (another policy) also that policy's MSE with the same seed and the ratio
     of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none;
-    "engine" for the engine's own on the positions' board size)."""
+    "engine" for the engine's own on the positions' board size); `params`: (name, value)
+    pairs of search parameters set over those rules (the playout_* ones change them)."""
     positions, labels = labelled(path)
     sizes = {p.size for p in positions}
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
     size = sizes.pop()
-    if isinstance(rules, str) and rules == "engine":
+    params = dict(params)
+    if params and rules is None:
+        raise ValueError("parameters change the playout rules: give the rules to change "
+                         "(search or engine)")
+    if params or (isinstance(rules, str) and rules == "engine"):
         from engine.search.params import size_playout_rules
-        rules = size_playout_rules(size)
+        rules = size_playout_rules(size if isinstance(rules, str) else None, **params)
     pol = load_policy(weights, size)
     other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster, rules)
@@ -111,6 +117,8 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rule
                   weights=str(weights), positions=str(path), seed=seed)
     if rules is not None:
         result["rules"] = [float(r) for r in rules]
+    if params:
+        result["params"] = params
     if other is not None:
         other_values = mc_values(positions, other, sims, seed, cluster, rules)
         result["against"] = dict(mse_with_interval(other_values, labels, seed=seed),

@@ -181,15 +181,26 @@ def eval_group():
               help="Another playout policy (e.g. uniform): its MSE on the same playout seeds, "
                    "and the ratio of the two with a paired bootstrap interval.")
 @rules_option(engine=True)
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A search parameter set over the --rules (repeatable; the playout_* ones "
+                   "change the playouts, e.g. playout_capture_nakade=1).")
 @seed_option()
 @cluster_options
-def eval_mse(positions, weights, sims, against, rules, seed, workers, scheduler):
+def eval_mse(positions, weights, sims, against, rules, params, seed, workers, scheduler):
     """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
+    from engine.search.params import parse_setting
     from policies.data.evaluate import mse_report
+    try:
+        settings = [parse_setting(item) for item in params]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--param") from None
+    if settings and rules is None:
+        raise click.BadParameter("a parameter changes the playout rules: give --rules search "
+                                 "or --rules engine", param_hint="--param")
     try:
         with cluster_for(workers, scheduler, stderr) as cluster:
             result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster,
-                                                     against, rules))
+                                                     against, rules, settings))
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))

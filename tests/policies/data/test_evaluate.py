@@ -172,3 +172,25 @@ def test_trainers_do_not_offer_the_engines_playouts():
     # Local playouts have no gradient: `simbal train --rules engine` is refused by click.
     run = CliRunner().invoke(main, ["train", "balance", "--rules", "engine"])
     assert run.exit_code == 2 and "'engine' is not one of" in run.output
+
+
+def test_eval_mse_with_a_playout_parameter_over_the_rules(tmp_path):
+    """--param sets a search parameter over the rules: the playouts it changes are measured."""
+    from engine.search.params import size_playout_rules
+    from policies.kernel import RULE_CAPTURE_NAKADE
+    path = tmp_path / "nine.jsonl"
+    write_positions(path, [Position("a", 9, 7.5, [("B", "E5"), ("W", "C3")], "B", value_black=0.6)],
+                    {"command": "test"})
+    args = ["eval", "mse", "--positions", str(path), "--weights", "handcrafted", "--sims", "20",
+            "--seed", "2", "--workers", "0", "--rules", "engine"]
+    run = CliRunner().invoke(main, args + ["--param", "playout_capture_nakade=1"])
+    assert run.exit_code == 0, run.output
+    result = json.loads(run.stdout)
+    rules = size_playout_rules(9, playout_capture_nakade=1.0)
+    assert result["rules"] == rules.tolist() and rules[RULE_CAPTURE_NAKADE] == 1.0
+    assert result["params"] == {"playout_capture_nakade": 1.0}
+    # Without rules to change, or with an unknown name: a usage error, not a traceback.
+    bare = CliRunner().invoke(main, args[:-2] + ["--param", "playout_capture_nakade=1"])
+    assert bare.exit_code == 2 and "--rules" in bare.output
+    unknown = CliRunner().invoke(main, args + ["--param", "no_such=1"])
+    assert unknown.exit_code == 2 and "no_such" in unknown.output

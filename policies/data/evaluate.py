@@ -78,11 +78,19 @@ def mse_ratio_with_interval(values, other, labels, n_boot=1000, seed=0):
     return {"ratio": float(sq.mean() / sq_other.mean()), "lo": float(lo), "hi": float(hi)}
 
 
-def labelled(path):
-    """The positions of `path` and their labels; DataFileError if any position has none."""
+def labelled(path, target="label"):
+    """The positions of `path` and their labels (`target` "result": the results of the games
+    they come from instead); DataFileError if any position has none."""
     positions = read_positions(path)
     if not positions:
         raise DataFileError(f"{path}: no positions")
+    if target == "result":
+        missing = [p.id for p in positions if p.extra.get("result_black") is None]
+        if missing:
+            raise DataFileError(f"{path}: {len(missing)} positions have no game result "
+                                f"(first: {missing[0]}); positions from `simbal data sgf` of "
+                                "records whose RE names a winner have one")
+        return positions, np.array([float(p.extra["result_black"]) for p in positions])
     missing = [p.id for p in positions if p.value_black is None]
     if missing:
         raise DataFileError(f"{path}: {len(missing)} positions have no value_black "
@@ -91,14 +99,16 @@ def labelled(path):
 
 
 def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rules=None,
-               params=()):
+               params=(), target="label"):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
     (a weight file, uniform or handcrafted) against the labels of the position file `path`;
     with `against` (another policy) also that policy's MSE with the same seed and the ratio
     of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none;
     "engine" for the engine's own on the positions' board size); `params`: (name, value)
-    pairs of search parameters set over those rules (the playout_* ones change them)."""
-    positions, labels = labelled(path)
+    pairs of search parameters set over those rules (the playout_* ones change them).
+    `target` "result": against the results of the positions' games instead of their labels (a
+    measure that owes nothing to any labeller's search)."""
+    positions, labels = labelled(path, target)
     sizes = {p.size for p in positions}
     if len(sizes) != 1:
         raise DataFileError(f"{path}: positions of several board sizes {sorted(sizes)}")
@@ -114,7 +124,7 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rule
     other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster, rules)
     result = dict(mse_with_interval(values, labels, seed=seed), sims=sims,
-                  weights=str(weights), positions=str(path), seed=seed)
+                  weights=str(weights), positions=str(path), seed=seed, target=target)
     if rules is not None:
         result["rules"] = [float(r) for r in rules]
     if params:

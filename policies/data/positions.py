@@ -110,12 +110,20 @@ def selfplay_positions(size, komi, games, seed, playouts, weights, cluster=None,
     return out, {"games": games, "positions": len(out), "skipped": games - len(out)}
 
 
+def _result_black(path):
+    """1.0 if the record's result (RE) is a win for Black, 0.0 for White, None when it names
+    no winner (no RE, a draw, a void game)."""
+    winner = read(str(path)).get_winner()
+    return None if winner is None else 1.0 if winner == "b" else 0.0
+
+
 def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print, player=None):
     """Positions with expert moves from every .sgf under `folder`: each move of a game's main
     line is the expert move of the position before it (`per_game` > 0: that many of them, drawn
     at random; `player`: only the moves of the player so named in PB or PW, e.g. an engine's
     moves from match records).  Set-up stones become moves (Black's, then White's) so that the
-    file replays from the empty board.  Broken files, other board sizes, unusable set-ups and
+    file replays from the empty board.  A record whose result names a winner gives each of its
+    positions `result_black` (1.0 or 0.0: `simbal eval mse --target result`).  Broken files, other board sizes, unusable set-ups and
     games without `player` are reported through `report` and skipped."""
     files = sorted(Path(folder).rglob("*.sgf"))
     out, skipped = [], []
@@ -147,10 +155,13 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
         if per_game and len(picks) > per_game:
             picks = sorted(rng.sample(picks, per_game))
         made = _positions(gid, game.size, game.komi, moves, picks, "sgf")
+        result = _result_black(path)
         for pos in made:
             t = pos.extra["move_number"]
             pos.id = f"{gid}:{t - len(setup) + 1}"   # the move's number in the record
             pos.expert = vertex(moves[t][1], game.size)
+            if result is not None:
+                pos.extra["result_black"] = result
         out.extend(made)
         if not made:
             skipped.append(str(path))

@@ -184,9 +184,14 @@ def eval_group():
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A search parameter set over the --rules (repeatable; the playout_* ones "
                    "change the playouts, e.g. playout_capture_nakade=1).")
+@click.option("--target", default="label", show_default=True,
+              type=click.Choice(["label", "result"]),
+              help="label: the positions' labels; result: the results of the games they come "
+                   "from (`simbal data sgf` of records with a result).")
 @seed_option()
 @cluster_options
-def eval_mse(positions, weights, sims, against, rules, params, seed, workers, scheduler):
+def eval_mse(positions, weights, sims, against, rules, params, target, seed, workers,
+             scheduler):
     """MSE of Monte-Carlo evaluation against the labels, with a bootstrap 95% interval."""
     from engine.search.params import parse_setting
     from policies.data.evaluate import mse_report
@@ -200,7 +205,7 @@ def eval_mse(positions, weights, sims, against, rules, params, seed, workers, sc
     try:
         with cluster_for(workers, scheduler, stderr) as cluster:
             result = _data_errors(lambda: mse_report(positions, weights, sims, seed, cluster,
-                                                     against, rules, settings))
+                                                     against, rules, settings, target))
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))

@@ -175,6 +175,36 @@ def test_sgf_positions_of_one_player_keep_only_its_moves(tmp_path):
         ("a:1", "B", "C3"), ("a:3", "B", "C2"), ("b:2", "W", "C3")]
 
 
+def test_sgf_positions_carry_the_games_result_for_eval_mse_against_it(tmp_path):
+    (tmp_path / "b.sgf").write_text("(;GM[1]SZ[5]KM[2.5]RE[B+R];B[cc];W[dd];B[cd])")
+    (tmp_path / "w.sgf").write_text("(;GM[1]SZ[5]KM[2.5]RE[W+3.5];B[cc];W[dd])")
+    (tmp_path / "none.sgf").write_text("(;GM[1]SZ[5]KM[2.5];B[cc])")
+    positions, _ = sgf_positions(tmp_path, size=5)
+    results = {p.id: p.extra.get("result_black") for p in positions}
+    assert results == {"b:1": 1.0, "b:2": 1.0, "b:3": 1.0, "none:1": None, "w:1": 0.0,
+                       "w:2": 0.0}
+    kept = [p for p in positions if p.extra.get("result_black") is not None]
+    for p in kept:
+        p.value_black = 0.5
+    write_positions(tmp_path / "r.jsonl", kept, {"test": True})
+    args = ["eval", "mse", "--positions", str(tmp_path / "r.jsonl"), "--weights", "uniform",
+            "--sims", "16", "--seed", "4", "--workers", "0"]
+    by_result = json.loads(CliRunner().invoke(main, args + ["--target", "result"]).stdout)
+    by_label = json.loads(CliRunner().invoke(main, args).stdout)
+    assert by_result["target"] == "result" and by_label["target"] == "label"
+    # The same playouts against the two targets: 0.5 everywhere, or the results 1, 1, 1, 0, 0.
+    from policies.data.evaluate import mc_values
+    values = mc_values(read_positions(tmp_path / "r.jsonl"), load_policy("uniform", 5), 16, 4)
+    assert by_label["mse"] == pytest.approx(np.mean((values - 0.5) ** 2))
+    assert by_result["mse"] == pytest.approx(np.mean((values - [1, 1, 1, 0, 0]) ** 2))
+    # A file without results is refused by name, in one line.
+    write_positions(tmp_path / "n.jsonl", [positions[3]], {"test": True})
+    run = CliRunner().invoke(main, ["eval", "mse", "--positions", str(tmp_path / "n.jsonl"),
+                                    "--target", "result", "--workers", "0"])
+    assert run.exit_code != 0 and "no game result" in run.output
+    assert "Traceback" not in run.output
+
+
 # -- resumable runs over a file -----------------------------------------------------------------
 
 class Dummy:

@@ -2,16 +2,16 @@
 working atari and the extension to three liberties in a race of two against two, the rescue
 of a chain in atari before anything else, no run into a ladder, nothing without a fight; the
 vital point of a nakade shape and none of a living or too large space, the same answers as a
-plain flood fill over random games; and the softmax playouts that ask (`playout_fights`,
-`playout_nakade`) play those answers."""
+plain flood fill over random games; the vital point of a nakade shape just captured; and the
+playouts that ask (`playout_fights`, `playout_nakade`, `playout_capture_nakade`) play those
+answers."""
 import numpy as np
 import pytest
 
-from engine.core.board import (BLACK, EMPTY, M_LAST, M_NEMPTY, M_WIDTH, WHITE, copy_board,
-                               copy_into, is_legal, new_board, play)
+from engine.core.board import (BLACK, EMPTY, M_CAUGHT, M_LAST, M_NEMPTY, M_WIDTH, WHITE,
+                               copy_board, copy_into, is_legal, new_board, play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
-from engine.core.board import M_CAUGHT
 from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_replies,
                                    nakade_reply)
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_NAKADE,
@@ -311,3 +311,49 @@ def test_playouts_that_ask_take_the_vital_point_after_a_capture(policy):
         asked = rules(capture_nakade=1.0, local=local)
         assert first_moves(board, policy, asked) == {"B1"}
         assert first_moves(board, policy, rules(local=local)) != {"B1"}
+
+
+def reference_captured_vital(board, c):
+    """captured_nakade_reply written plainly: each empty region next to the last move, in
+    the order of its neighbours, filled whole."""
+    color, w, last = board.color, int(board.meta[M_WIDTH]), int(board.meta[M_LAST])
+    if last < 0 or color[last] != 3 - c:
+        return -1
+    for start in (last - 1, last + 1, last - w, last + w):
+        if color[start] != EMPTY:
+            continue
+        space, todo = {start}, [start]
+        while todo:
+            s = todo.pop()
+            for q in (s - 1, s + 1, s - w, s + w):
+                if q not in space and color[q] == EMPTY:
+                    space.add(q)
+                    todo.append(q)
+        if not 3 <= len(space) <= NAKADE_MAX:
+            continue
+        counts = {s: sum(q in space for q in (s - 1, s + 1, s - w, s + w)) for s in space}
+        most = max(counts.values())
+        best = [s for s, k in counts.items() if k == most]
+        if most > 1 and len(best) == 1:
+            return best[0]
+    return -1
+
+
+def test_the_captured_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
+    rng = np.random.default_rng(31)
+    space = np.zeros(NAKADE_MAX + 1, np.int32)
+    found = checked = 0
+    for game in range(40):
+        board = new_board(7 if game % 2 else 9)
+        c = BLACK
+        for _ in range(150):
+            moves = [p for p in board.empties[:board.meta[M_NEMPTY]] if is_legal(board, p, c)]
+            if not moves:
+                break
+            play(board, moves[rng.integers(len(moves))], c)
+            c = 3 - c
+            want = reference_captured_vital(board, c)
+            assert captured_nakade_reply(board.color, board.meta, board.mark, c, space) == want
+            checked += 1
+            found += want >= 0
+    assert checked > 3000 and found > 20

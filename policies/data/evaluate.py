@@ -124,7 +124,9 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rule
     other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster, rules)
     result = dict(mse_with_interval(values, labels, seed=seed), sims=sims,
-                  weights=str(weights), positions=str(path), seed=seed, target=target)
+                  weights=str(weights), positions=str(path), seed=seed)
+    if target != "label":
+        result["target"] = target
     if rules is not None:
         result["rules"] = [float(r) for r in rules]
     if params:

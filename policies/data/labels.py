@@ -188,7 +188,7 @@ class FuegoOracle(GtpOracle):
                           "the mean of the playouts (uct_value, no tree), from Black's view")}
 
     def settings(self):
-        return self.describe(self.games, self.seed)
+        return self.describe(self.games, self.seed, self.tree)
 
     def setup(self, pos, line=(), path=""):
         """`pos` and the moves of `line` (points, alternating from pos.to_play), then the

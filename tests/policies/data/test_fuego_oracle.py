@@ -213,6 +213,11 @@ def test_fuego_playouts_oracle_is_the_mean_of_playouts_without_a_tree(fake_fuego
     assert all(p.extra["label"]["tree"] is False for p in labelled)
     meta = json.loads(Path(str(out) + ".meta.json").read_text())
     assert meta["made_by"]["settings"]["labeller"] == "fuego-playouts"
+    oracle = FuegoOracle(games=256, seed=5, tree=False)
+    try:
+        assert oracle.settings() == meta["made_by"]["settings"]
+    finally:
+        oracle.close()
     # The full-search oracle has neither the line nor the mark.
     assert fuego.PLAYOUTS_ONLY[0] not in fuego.oracle_settings(256)
 

@@ -117,9 +117,10 @@ def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rule
     if params and rules is None:
         raise ValueError("parameters change the playout rules: give the rules to change "
                          "(search or engine)")
-    if params or (isinstance(rules, str) and rules == "engine"):
+    engine_rules = isinstance(rules, str)   # "engine": the size's own, resolved here
+    if params or engine_rules:
         from engine.search.params import size_playout_rules
-        rules = size_playout_rules(size if isinstance(rules, str) else None, **params)
+        rules = size_playout_rules(size if engine_rules else None, **params)
     pol = load_policy(weights, size)
     other = load_policy(against, size) if against is not None else None
     values = mc_values(positions, pol, sims, seed, cluster, rules)

@@ -110,10 +110,10 @@ def selfplay_positions(size, komi, games, seed, playouts, weights, cluster=None,
     return out, {"games": games, "positions": len(out), "skipped": games - len(out)}
 
 
-def _result_black(path):
-    """1.0 if the record's result (RE) is a win for Black, 0.0 for White, None when it names
-    no winner (no RE, a draw, a void game)."""
-    winner = read(str(path)).get_winner()
+def _result_black(record):
+    """1.0 if the SGF record's result (RE) is a win for Black, 0.0 for White, None when it
+    names no winner (no RE, a draw, a void game)."""
+    winner = record.get_winner()
     return None if winner is None else 1.0 if winner == "b" else 0.0
 
 
@@ -123,8 +123,9 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
     at random; `player`: only the moves of the player so named in PB or PW, e.g. an engine's
     moves from match records).  Set-up stones become moves (Black's, then White's) so that the
     file replays from the empty board.  A record whose result names a winner gives each of its
-    positions `result_black` (1.0 or 0.0: `simbal eval mse --target result`).  Broken files, other board sizes, unusable set-ups and
-    games without `player` are reported through `report` and skipped."""
+    positions `result_black` (1.0 or 0.0: `simbal eval mse --target result`).  Broken files,
+    other board sizes, unusable set-ups and games without `player` are reported through
+    `report` and skipped."""
     files = sorted(Path(folder).rglob("*.sgf"))
     out, skipped = [], []
     rng = random.Random(seed)
@@ -140,9 +141,11 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
             skipped.append(str(path))
             report(f"skipped {path}: board size {game.size}, not {size}")
             continue
+        record = read(str(path))   # its players and result (load_into keeps neither)
+        result = _result_black(record)
         colours = (1, 2)
         if player is not None:
-            colours = _colours_of(str(path), player)
+            colours = _colours_of(record, player)
             if not colours:
                 skipped.append(str(path))
                 report(f"skipped {path}: no player named {player}")
@@ -155,7 +158,6 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
         if per_game and len(picks) > per_game:
             picks = sorted(rng.sample(picks, per_game))
         made = _positions(gid, game.size, game.komi, moves, picks, "sgf")
-        result = _result_black(path)
         for pos in made:
             t = pos.extra["move_number"]
             pos.id = f"{gid}:{t - len(setup) + 1}"   # the move's number in the record
@@ -169,9 +171,9 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
     return out, {"files": len(files), "skipped_files": len(skipped), "positions": len(out)}
 
 
-def _colours_of(path, player):
+def _colours_of(record, player):
     """The colours (BLACK 1, WHITE 2) that the player named `player` has in an SGF record."""
-    root = read(path).get_root()
+    root = record.get_root()
     return tuple(c for c, prop in ((1, "PB"), (2, "PW"))
                  if root.has_property(prop) and root.get(prop) == player)
 

@@ -233,26 +233,32 @@ def reference_vital(board, c):
     return best[0] if most > 1 and len(best) == 1 else -1
 
 
-def test_the_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
-    # The reader bounds the space from the last move's neighbours before filling it; that
-    # bound must never change an answer.  Random games pass through every size of space.
-    rng = np.random.default_rng(24)
+def agrees_over_random_games(reader, reference, seed, length):
+    """reader(color, meta, mark, c, space) gives reference(board, c) after every move of 40
+    random games (7x7 and 9x9, up to `length` moves), and finds a point more than 20 times."""
+    rng = np.random.default_rng(seed)
     space = np.zeros(NAKADE_MAX + 1, np.int32)
     found = checked = 0
     for game in range(40):
         board = new_board(7 if game % 2 else 9)
         c = BLACK
-        for _ in range(120):
+        for _ in range(length):
             moves = [p for p in board.empties[:board.meta[M_NEMPTY]] if is_legal(board, p, c)]
             if not moves:
                 break
             play(board, moves[rng.integers(len(moves))], c)
             c = 3 - c
-            want = reference_vital(board, c)
-            assert nakade_reply(board.color, board.meta, board.mark, c, space) == want
+            want = reference(board, c)
+            assert reader(board.color, board.meta, board.mark, c, space) == want
             checked += 1
             found += want >= 0
     assert checked > 3000 and found > 20
+
+
+def test_the_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
+    # The reader bounds the space from the last move's neighbours before filling it; that
+    # bound must never change an answer.  Random games pass through every size of space.
+    agrees_over_random_games(nakade_reply, reference_vital, 24, 120)
 
 
 # Black's pyramid four A1-B1-C1-B2 on the edge has one liberty, D1; White D1 captures it and
@@ -340,20 +346,4 @@ def reference_captured_vital(board, c):
 
 
 def test_the_captured_vital_point_agrees_with_a_plain_flood_fill_over_random_games():
-    rng = np.random.default_rng(31)
-    space = np.zeros(NAKADE_MAX + 1, np.int32)
-    found = checked = 0
-    for game in range(40):
-        board = new_board(7 if game % 2 else 9)
-        c = BLACK
-        for _ in range(150):
-            moves = [p for p in board.empties[:board.meta[M_NEMPTY]] if is_legal(board, p, c)]
-            if not moves:
-                break
-            play(board, moves[rng.integers(len(moves))], c)
-            c = 3 - c
-            want = reference_captured_vital(board, c)
-            assert captured_nakade_reply(board.color, board.meta, board.mark, c, space) == want
-            checked += 1
-            found += want >= 0
-    assert checked > 3000 and found > 20
+    agrees_over_random_games(captured_nakade_reply, reference_captured_vital, 31, 150)

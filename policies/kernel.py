@@ -7,7 +7,9 @@ a single on-disk cache entry; `kind` selects the move generator inside:
 - UNIFORM: uniform over the legal moves that do not fill one's own eye
   (policies/playout.py; its arrays are placeholders);
 - PATTERN3X3, SHAPE2X2: the softmax policy pi(s,a) ∝ exp(phi(s,a)·theta) over
-  that feature set (policies/softmax.py, policies/features.py).
+  that feature set (policies/softmax.py, policies/features.py);
+- RULES: Fuego's playout rules (policies/rulebased.py): no weights, `pclass` flags the 3x3
+  codes of MoGo's patterns; its move scores and probabilities are the uniform policy's.
 
 Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 `theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
@@ -41,12 +43,13 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import copy_board, copy_into
-from policies.features import PATTERN3X3, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
+from policies.features import PATTERN3X3, RULES, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
 from policies.nrt import borrow, borrowed_board
 from policies.patterns import add_scores as add_pattern_scores
 from policies.patterns import layout as pattern_layout
 from policies.playout import finish_uniform
 from policies.local import run_local_playout
+from policies.rulebased import run_rules_playout
 from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES,  # noqa: F401
                               RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
                               RULE_NAKADE, run_playout, scores)
@@ -98,6 +101,8 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
     if pol.kind == UNIFORM:
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
+    if pol.kind == RULES:
+        return run_rules_playout(b, c, rng, owner, pol, moves, replies)
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, NO_RULES, b)
 
 
@@ -107,7 +112,7 @@ def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch)
     working ladders aside, read on `scratch`, a board of b's size; answer the last move's fight;
     take a nakade's vital point).  The search's `playout_ladders`, `playout_fights` and
     `playout_nakade`."""
-    if pol.kind == UNIFORM:
+    if pol.kind == UNIFORM or pol.kind == RULES:   # no playout rules of the search's
         return playout_moves(b, c, rng, owner, pol, moves, replies)
     if pol.kind == PATTERN3X3 and rules.shape[0] > RULE_LOCAL and rules[RULE_LOCAL] > 0.0:
         return run_local_playout(b, c, rng, owner, pol, moves, replies, rules, rules[RULE_LOCAL],

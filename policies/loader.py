@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.builtin import handcrafted_weights
-from policies.features import (PATTERN3X3, SHAPE2X2, pattern_tables, playable_classes,
+from policies.builtin import handcrafted_weights, mogo_code_table
+from policies.features import (PATTERN3X3, RULES, SHAPE2X2, pattern_tables, playable_classes,
                                shape2x2_layout)
 from policies.kernel import make_policy, uniform_policy
 from policies.softmax import probabilities
@@ -15,7 +15,7 @@ from policies.weights import WeightFileError, feature_names, read_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS_DIR = ROOT / "weights"
-BUILTIN = ("uniform", "handcrafted")
+BUILTIN = ("uniform", "handcrafted", "rules")
 # Which shipped file is the default for each board size: chosen by strength checks, not by
 # the trainer's name (a trained file can lose to the handcrafted weights).
 DEFAULTS_FILE = WEIGHTS_DIR / "defaults.json"
@@ -43,24 +43,27 @@ def policy_from_theta(feature_set, theta, size, patterns=None):
 def builtin_theta(spec, feature_set, size):
     """A built-in policy as weights of `feature_set` on `size` boards (a trainer's starting
     point): "uniform" is all zeros in any feature set (every candidate alike); "handcrafted"
-    exists only over pattern3x3."""
+    exists only over pattern3x3; "rules" has no weights."""
     names = feature_names(feature_set, size)
     if spec == "uniform":
         return np.zeros(len(names))
     if spec != "handcrafted" or feature_set != "pattern3x3":
         raise WeightFileError(f"{spec}: not a built-in {feature_set} policy (the built-in "
-                              f"policies are {', '.join(BUILTIN)}; handcrafted is pattern3x3)")
+                              f"policies are {', '.join(BUILTIN)}; handcrafted is pattern3x3, "
+                              f"rules has no weights)")
     weights = handcrafted_weights()
     return np.array([weights[n] for n in names])
 
 
 def load_policy(spec, size, strict=False):
-    """The Policy for `spec` on a `size` board: "uniform", "handcrafted", or the path of a weight
-    file.  A file made for other board sizes is used with a WeightFileWarning, or refused with
+    """The Policy for `spec` on a `size` board: "uniform", "handcrafted", "rules" (Fuego's playout
+    rules, policies/rulebased.py), or the path of a weight file.  A file made for other board sizes is used with a WeightFileWarning, or refused with
     `strict`; any unusable file raises WeightFileError (nothing else changes)."""
     if isinstance(spec, str) and spec in BUILTIN:
         if spec == "uniform":
             return uniform_policy()
+        if spec == "rules":
+            return make_policy(RULES, 0, np.zeros(0), mogo_code_table())
         return policy_from_theta("pattern3x3", builtin_theta(spec, "pattern3x3", size), size)
     path = Path(spec)
     if not path.exists():
@@ -135,13 +138,14 @@ def warm_up():
     scores = np.zeros(board.color.shape[0])
     counts = np.zeros(board.color.shape[0], np.int64)
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", size))), size)
-    for pol in (uniform_policy(), load_policy("handcrafted", size), shape):
+    for pol in (uniform_policy(), load_policy("handcrafted", size), shape,
+                load_policy("rules", size)):
         run_playouts(board, 2, 2, rng, 0.5, pol)
         move_scores(board, 2, pol, scores)
         policy_probabilities(board, 2, pol)
         work = new_board(size)
         playout(work, BLACK, rng, owner, pol)
-        if pol.kind != 0:
+        if pol.kind in (PATTERN3X3, SHAPE2X2):
             grad = np.zeros((2, pol.theta.shape[0]))
             work = new_board(size)
             playout_with_grad(work, BLACK, rng, owner, pol, grad, NO_RULES, work)

@@ -91,7 +91,7 @@ def _pick(loc, locw, nloc, u):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _note_ataris(color, head, libs, nxt, w, p, atari, natari):
+def note_ataris(color, head, libs, nxt, w, p, atari, natari):
     """Add to atari[:natari] the liberties of the chains in atari that the stone just played at
     `p` touches or belongs to; returns the new count."""
     for q in (p, p - 1, p + 1, p - w, p + w):
@@ -110,7 +110,7 @@ def _note_ataris(color, head, libs, nxt, w, p, atari, natari):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _capture_move(color, head, libs, w, c, ko, atari, natari, rng):
+def capture_move(color, head, libs, w, c, ko, atari, natari, rng):
     """A point where c captures a chain in atari, uniformly among the listed ones, or -1; the
     listed points that capture for neither colour are dropped.  Returns (point, new count)."""
     found = 0
@@ -247,7 +247,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
             redraws = 0
             if p < 0 and natari > 0 and (captures >= 1.0
                                          or (captures > 0.0 and rand_float(rng) < captures)):
-                p, natari = _capture_move(color, head, libs, w, c, ko, atari, natari, rng)
+                p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
             while True:
                 if p < 0:
                     # Far: uniform over the empty points, refused by weight (module docstring).
@@ -288,7 +288,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
         t += 1
         play(b, p, c)
         if captures > 0.0 and p >= 0:
-            natari = _note_ataris(color, head, libs, nxt, w, p, atari, natari)
+            natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
         c = 3 - c
     ints_own[0] = points_own[0] = 0
     locw_own[0] = 0.0

@@ -34,7 +34,7 @@ from engine.core.rng import rand_float
 from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_reply,
                                    nakade_reply)
 from engine.tactics.ladders import escape_is_caught
-from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, SHAPE2X2, UNIFORM,
+from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, RULES, SHAPE2X2, UNIFORM,
                                WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, code_at, fill_codes,
                                pattern3x3_context,
                                pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
@@ -572,7 +572,7 @@ def probabilities(b, c, pol, out):
     out[:] = 0.0
     count = 0
     empties = borrow(b.empties)
-    if pol.kind == UNIFORM:
+    if pol.kind == UNIFORM or pol.kind == RULES:   # the rules draw no distribution: shown flat
         for i in range(b.meta[M_NEMPTY]):
             p = empties[i]
             if _uniform_candidate(b, p, c):
@@ -602,7 +602,7 @@ def scores(b, c, pol, out):
     eye); other entries untouched."""
     ko = b.meta[M_KO] if b.meta[M_KO_COLOR] == c else -1
     empties = borrow(b.empties)
-    if pol.kind == UNIFORM:
+    if pol.kind == UNIFORM or pol.kind == RULES:
         for i in range(b.meta[M_NEMPTY]):
             p = empties[i]
             out[p] = 0.0 if _uniform_candidate(b, p, c) else EXCLUDED_SCORE
@@ -671,7 +671,7 @@ def _scores_p3(b, c, pol, out, ko):
 def psi(b, c, pol, a, grad, gi):
     """grad[gi] += psi(s, a) for c to move; returns log pi(s, a) (-inf if a is not a candidate:
     then grad is unchanged; 0 when c has no candidate and a is PASS)."""
-    if pol.kind == UNIFORM:
+    if pol.kind == UNIFORM or pol.kind == RULES:
         return np.nan
     st = new_state(b, pol, True)
     total = begin_move(b, st, pol, c)

@@ -53,8 +53,9 @@ from policies.features.shape2x2 import (POW3, SHAPE2X2_VERSION, render_cfg,  # n
                                         shape2x2_local)
 from policies.features.update import TACTICAL_LIBS, play_and_mark  # noqa: F401
 
-# Policy kinds: the uniform policy, and the softmax policy over each feature set.
-UNIFORM, SHAPE2X2, PATTERN3X3 = 0, 1, 2
+# Policy kinds: the uniform policy, the softmax policy over each feature set, and the
+# rule-based playouts after Fuego's (policies/rulebased.py), which have no features.
+UNIFORM, SHAPE2X2, PATTERN3X3, RULES = 0, 1, 2, 3
 FEATURE_SETS = {"shape2x2": SHAPE2X2, "pattern3x3": PATTERN3X3}
 
 

@@ -12,7 +12,7 @@ from engine.core.rng import make_rng
 from policies import default_policy_spec, load_policy
 from policies import softmax as S
 from policies.features import WINDOW_DC, WINDOW_DR
-from policies.local import ATARI_MAX, _capture_move, _note_ataris
+from policies.local import ATARI_MAX, capture_move, note_ataris
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_CAPTURES, RULE_FIGHTS, RULE_LOCAL,
                             playout_moves_reading)
 from policies.playout import move_cap
@@ -204,29 +204,29 @@ def test_the_capture_list_follows_the_moves():
     arrays = (board.color, board.head, board.libs, board.nxt, w)
 
     play(board, v["B9"], BLACK)                      # White's A9 in atari, its liberty A8
-    n = _note_ataris(*arrays, v["B9"], atari, 0)
+    n = note_ataris(*arrays, v["B9"], atari, 0)
     assert list(atari[:n]) == [v["A8"]]
     rng = make_rng(1)
-    assert _capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
+    assert capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
         == (v["A8"], 1)
-    assert _capture_move(board.color, board.head, board.libs, w, WHITE, -1, atari, n, rng) \
+    assert capture_move(board.color, board.head, board.libs, w, WHITE, -1, atari, n, rng) \
         == (-1, 1)                                   # listed, but not White's capture
-    assert _capture_move(board.color, board.head, board.libs, w, BLACK, v["A8"], atari, n,
+    assert capture_move(board.color, board.head, board.libs, w, BLACK, v["A8"], atari, n,
                          rng) == (-1, 1)             # the ko point is not played
 
     play(board, v["A8"], WHITE)                      # White extends to two liberties
-    n = _note_ataris(*arrays, v["A8"], atari, n)
-    assert _capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
+    n = note_ataris(*arrays, v["A8"], atari, n)
+    assert capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n, rng) \
         == (-1, 0)                                   # A8 dropped
 
     play(board, v["A7"], BLACK)                      # atari again, at B8
-    n = _note_ataris(*arrays, v["A7"], atari, 0)
+    n = note_ataris(*arrays, v["A7"], atari, 0)
     assert list(atari[:n]) == [v["B8"]]
 
     play(board, v["B1"], BLACK)
     play(board, v["A1"], WHITE)                      # a self-atari: Black captures at A2
-    n = _note_ataris(*arrays, v["A1"], atari, n)
+    n = note_ataris(*arrays, v["A1"], atari, n)
     assert sorted(atari[:n]) == sorted([v["B8"], v["A2"]])
-    picks = {_capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n,
+    picks = {capture_move(board.color, board.head, board.libs, w, BLACK, -1, atari, n,
                            rng)[0] for _ in range(40)}
     assert picks == {v["B8"], v["A2"]}               # uniform among the captures

@@ -1,0 +1,569 @@
+"""Rule-based playouts after Fuego 1.1's default playout policy (the `rules` policy kind).
+
+Fuego's playouts are worth about three of ours per playout, and on the same 9x9 positions its
+Monte-Carlo evaluation alone is twice as accurate as our trained softmax's (BENCHMARKS.md,
+session 31).  This kind plays its playouts by Fuego's rules, so the two can be compared and
+played with one search.  A move is the first of these that gives a playable point, each list
+drawn from uniformly, a listed point being dropped when it is not playable and the draw
+repeated.  Playable is Fuego's filter: legal (simple ko included), not a point whose neighbours
+are all stones of one colour none of them in atari (an eye, false eyes included: diagonals are
+not looked at), and not a *mutual atari* (three or more stones put in atari, not in a nakade
+shape, where the opponent's stone would be in atari too).
+
+1. *atari capture*: the last move's chain is in atari: take its liberty;
+2. *atari defence*: chains of the mover's next to the last move in atari: extend at the
+   liberty unless that is a self-atari, or capture a chain of the opponent's in atari next to
+   them (at a liberty other than the mover's own);
+3. *low liberties*: the last move's chain has two liberties: each liberty where that chain
+   would gain liberties (three or more) and the mover's stone would not be in atari; and the
+   same for the mover's chains with two liberties next to the last move (extend where it
+   gains), except chains already joined to another of the mover's chains through both
+   liberties (a bamboo joint: Fuego's "simple chain");
+4. *patterns*: the last move's 8 neighbours that match one of MoGo's 3x3 patterns
+   (policies/builtin.py) and are not self-ataris; then the same around the move before it,
+   outside the last move's neighbourhood;
+5. a stored last good reply of the search's, when it gives one (Fuego has none);
+6. *capture*: a chain of the opponent's in atari anywhere (policies/local.py keeps the list);
+7. *random*: uniform among the playable empty points; else pass.
+
+A move drawn is then *corrected* when it is a self-atari (module functions say how).  A
+self-atari is a move after which the mover's chain has one liberty, counting the stones it
+captures (Fuego's GoBoardUtil::SelfAtari).
+
+Left out: Fuego's nakade heuristic and fill-board moves (off by default in 1.1), its mercy rule
+and score bonus (the search's, not the playout's), the fixed random order of its empty points
+within one playout, the balancer that lets a mutual atari through when one colour has had 100
+more refused than the other, and Fuego's colour-specific patterns (here every pattern holds
+for both colours).  The search's playout rules table (ladders, fight answers, nakade) belongs
+to the softmax kinds and is ignored.
+
+The policy's only table is `pclass[c - 1, code]`: 1 where the 3x3 code around a point matches
+a MoGo pattern, 0 elsewhere (policies/loader.py builds it).  As in policies/local.py, the
+board's arrays are bound once per playout and used through borrowed views.
+"""
+import numpy as np
+from numba import njit
+
+from engine.core.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
+                               M_NEMPTY, M_PASSES, M_WIDTH, PASS, area_score, is_legal,
+                               next_stamp, play)
+from engine.core.rng import rand_below
+from engine.tactics.fights import NAKADE_MAX, one_liberty
+from policies.features import code_at, libs_after
+from policies.local import ATARI_MAX, capture_move, note_ataris
+from policies.nrt import borrow, borrowed_board
+from policies.playout import move_cap, stored_reply
+
+MAX_CANDIDATES = 64   # points listed for one draw (8 + 8 patterns; a few per chain otherwise)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def two_liberties(color, nxt, w, h):
+    """The first two distinct liberties of the chain headed by `h` (-1 where missing)."""
+    l1 = l2 = -1
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if color[r] == EMPTY and r != l1:
+                if l1 < 0:
+                    l1 = r
+                else:
+                    return l1, r
+        s = nxt[s]
+        if s == h:
+            break
+    return l1, l2
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _touches(color, head, w, s, c, h1, h2, h3, h4):
+    """Is stone `s` next to a stone of colour c in one of the chains h1..h4?"""
+    for r in (s - 1, s + 1, s - w, s + w):
+        if color[r] == c:
+            hr = head[r]
+            if hr == h1 or hr == h2 or hr == h3 or hr == h4:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def self_atari(color, head, libs, nxt, w, p, c):
+    """Would c at empty `p` leave its chain in atari?  Captured stones next to the new chain
+    count as liberties; a capture by a lone stone (a ko-like recapture) is never a self-atari,
+    nor is a suicide (the callers never play one)."""
+    lib = -1
+    own = False
+    capture = False
+    h1 = h2 = h3 = h4 = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = color[q]
+        if cq == EMPTY:
+            if lib < 0:
+                lib = q
+            elif lib != q:
+                return False
+        elif cq == c:
+            h = head[q]
+            if libs[h] > 2:
+                return False
+            if h == h1 or h == h2 or h == h3:
+                continue
+            if h1 < 0:
+                h1 = h
+            elif h2 < 0:
+                h2 = h
+            elif h3 < 0:
+                h3 = h
+            else:
+                h4 = h
+            own = True
+            s = h
+            while True:
+                for r in (s - 1, s + 1, s - w, s + w):
+                    if r != p and color[r] == EMPTY:
+                        if lib < 0:
+                            lib = r
+                        elif lib != r:
+                            return False
+                s = nxt[s]
+                if s == h:
+                    break
+        elif cq != BORDER and libs[head[q]] == 1:
+            if lib < 0:
+                lib = q
+                capture = True
+            elif lib != q:
+                return False
+    if lib < 0:
+        return False
+    if capture and not own:
+        return False
+    if capture:
+        # `lib` is a stone to be captured; its chain's other stones next to the new chain are
+        # liberties too.
+        hc = head[lib]
+        s = hc
+        while True:
+            if s != lib and _touches(color, head, w, s, c, h1, h2, h3, h4):
+                return False
+            s = nxt[s]
+            if s == hc:
+                break
+    return True
+
+
+@njit(cache=True, nogil=True, inline='always')
+def surrounded(color, head, libs, w, p):
+    """Fuego's IsCompletelySurrounded: are `p`'s neighbours all stones of one colour (or the
+    edge), none of them in atari?  Diagonals are not looked at, so a false eye counts too."""
+    col = 0
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = color[q]
+        if cq == EMPTY:
+            return False
+        if cq == BORDER:
+            continue
+        if libs[head[q]] == 1 or (col != 0 and cq != col):
+            return False
+        col = cq
+    return True
+
+
+@njit(cache=True, nogil=True)
+def nakade_shape(color, mark, meta, w, p, c, space):
+    """Do c's stones joined to empty `p`, with `p`, form a shape whose capture leaves one eye:
+    three points or fewer, a square or pyramid four, a bulky or crossed five, a rabbity six?
+    `space`: scratch of at least NAKADE_MAX + 1 points."""
+    stamp = next_stamp(mark, meta)
+    mark[p] = stamp
+    space[0] = p
+    n = 1
+    i = 0
+    while i < n:
+        s = space[i]
+        i += 1
+        for q in (s - 1, s + 1, s - w, s + w):
+            if mark[q] != stamp and color[q] == c:
+                if n == NAKADE_MAX:
+                    return False
+                mark[q] = stamp
+                space[n] = q
+                n += 1
+    if n <= 3:
+        return True
+    ends = hubs = crosses = 0   # points with 1, 3 and 4 neighbours in the shape
+    for i in range(n):
+        s = space[i]
+        k = 0
+        for q in (s - 1, s + 1, s - w, s + w):
+            k += mark[q] == stamp
+        ends += k == 1
+        hubs += k == 3
+        crosses += k == 4
+    if n == 4:
+        return (ends == 0 and hubs == 0) or (ends == 3 and hubs == 1)
+    if n == 5:
+        return (ends == 1 and hubs == 1) or (ends == 4 and crosses == 1)
+    return ends == 2 and crosses == 1 and hubs == 0
+
+
+@njit(cache=True, nogil=True)
+def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
+    """Fuego's IsMutualAtari: c at `p` puts three or more of its stones in atari, not in a
+    nakade shape, at a point where the opponent's stone would be in atari too (a seki-like
+    standoff whoever plays first loses)."""
+    if not self_atari(color, head, libs, nxt, w, p, c):
+        return False
+    n = 1
+    h1 = h2 = h3 = -1
+    opponent = False
+    for q in (p - 1, p + 1, p - w, p + w):
+        cq = color[q]
+        if cq == c:
+            h = head[q]
+            if h != h1 and h != h2 and h != h3:
+                n += csize[h]
+                if h1 < 0:
+                    h1 = h
+                elif h2 < 0:
+                    h2 = h
+                else:
+                    h3 = h
+        elif cq == 3 - c:
+            opponent = True
+    if n <= 2 or not opponent:
+        return False
+    if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
+        return False
+    return self_atari(color, head, libs, nxt, w, p, 3 - c)
+
+
+@njit(cache=True, nogil=True)
+def playable(b, p, c, space):
+    """Fuego's GeneratePoint: may a playout play c at `p`?  Legal (the simple ko included), not
+    a point `surrounded` by one colour, not a `mutual_atari` (Fuego rejects those through a
+    balancer that keeps the two colours' rejections within 100 of each other: always, here)."""
+    if p < 0 or b.color[p] != EMPTY:
+        return False
+    w = b.meta[M_WIDTH]
+    color = b.color
+    if surrounded(color, b.head, b.libs, w, p) or not is_legal(b, p, c):
+        return False
+    return not mutual_atari(color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c,
+                            space)
+
+
+@njit(cache=True, nogil=True)
+def random_move(b, c, rng, space):
+    """A `playable` point drawn uniformly from the empty ones, or PASS (policies/playout.py's
+    uniform_move with Fuego's filter: each point tried at most once)."""
+    empties = b.empties
+    epos = b.epos
+    k = b.meta[M_NEMPTY]
+    while k > 0:
+        i = rand_below(rng, k)
+        p = empties[i]
+        if playable(b, p, c, space):
+            return p
+        k -= 1
+        q = empties[k]
+        empties[i] = q
+        epos[q] = i
+        empties[k] = p
+        epos[p] = k
+    return PASS
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _push(cand, n, p):
+    if n < cand.shape[0]:
+        cand[n] = p
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def select_random(b, cand, n, c, rng, space):
+    """A playable point drawn uniformly from cand[:n] (repeats weigh more, as in Fuego), the
+    unplayable ones dropped as they are drawn; -1 when none is."""
+    while n > 0:
+        i = rand_below(rng, n)
+        p = cand[i]
+        if playable(b, p, c, space):
+            return p
+        n -= 1
+        cand[i] = cand[n]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def atari_defence(color, head, libs, nxt, w, last, c, cand):
+    """List c's answers to the atari the opponent's last move gave (module docstring, rule 2);
+    returns their number."""
+    n = 0
+    d1 = d2 = d3 = -1
+    for q in (last - 1, last + 1, last - w, last + w):
+        if color[q] != c or libs[head[q]] != 1:
+            continue
+        h = head[q]
+        if h == d1 or h == d2 or h == d3:
+            continue
+        if d1 < 0:
+            d1 = h
+        elif d2 < 0:
+            d2 = h
+        else:
+            d3 = h
+        mine = one_liberty(color, head, nxt, w, h)
+        if not self_atari(color, head, libs, nxt, w, mine, c):
+            n = _push(cand, n, mine)
+        # Capture the opponent's chains in atari next to this one: after taking one whose
+        # liberty is not ours, we keep our liberty and gain the captured stone's point.
+        a1 = a2 = a3 = a4 = -1
+        s = h
+        while True:
+            for r in (s - 1, s + 1, s - w, s + w):
+                if color[r] == 3 - c and libs[head[r]] == 1:
+                    hr = head[r]
+                    if hr != a1 and hr != a2 and hr != a3 and hr != a4:
+                        if a1 < 0:
+                            a1 = hr
+                        elif a2 < 0:
+                            a2 = hr
+                        elif a3 < 0:
+                            a3 = hr
+                        else:
+                            a4 = hr
+                        x = one_liberty(color, head, nxt, w, hr)
+                        if x != mine:
+                            n = _push(cand, n, x)
+            s = nxt[s]
+            if s == h:
+                break
+    return n
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _other_chains(color, head, w, x, col, h):
+    """Up to four heads of colour `col`'s chains next to `x` other than `h` (-1 where fewer)."""
+    o1 = o2 = o3 = o4 = -1
+    for q in (x - 1, x + 1, x - w, x + w):
+        if color[q] == col:
+            hq = head[q]
+            if hq != h and hq != o1 and hq != o2 and hq != o3:
+                if o1 < 0:
+                    o1 = hq
+                elif o2 < 0:
+                    o2 = hq
+                elif o3 < 0:
+                    o3 = hq
+                else:
+                    o4 = hq
+    return o1, o2, o3, o4
+
+
+@njit(cache=True, nogil=True)
+def simple_chain(color, head, nxt, w, h):
+    """Fuego's IsSimpleChain: is the two-liberty chain `h` joined, through both its liberties,
+    to one other chain of its colour (so neither side needs to play there)?"""
+    l1, l2 = two_liberties(color, nxt, w, h)
+    if l2 < 0:
+        return False
+    col = color[h]
+    a1, a2, a3, a4 = _other_chains(color, head, w, l1, col, h)
+    b1, b2, b3, b4 = _other_chains(color, head, w, l2, col, h)
+    for a in (a1, a2, a3, a4):
+        if a >= 0 and (a == b1 or a == b2 or a == b3 or a == b4):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
+    """Append the liberties of two-liberty chain `h` where its owner would reach three
+    liberties or more and c's stone would not be in atari (Fuego's PlayGoodLiberties)."""
+    if simple_chain(color, head, nxt, w, h):
+        return n
+    owner = color[h]
+    l1, l2 = two_liberties(color, nxt, w, h)
+    for x in (l1, l2):
+        if x >= 0 and libs_after(color, head, libs, nxt, w, x, owner, 3) >= 3 \
+                and not self_atari(color, head, libs, nxt, w, x, c):
+            n = _push(cand, n, x)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
+    """List c's moves at the two-liberty chains of the last move (module docstring, rule 3)."""
+    n = 0
+    hl = head[last]
+    if libs[hl] == 2:
+        n = _good_liberties(color, head, libs, nxt, w, hl, c, cand, n)
+    d1 = d2 = d3 = -1
+    for q in (last - 1, last + 1, last - w, last + w):
+        if color[q] != c or libs[head[q]] != 2:
+            continue
+        h = head[q]
+        if h == d1 or h == d2 or h == d3:
+            continue
+        if d1 < 0:
+            d1 = h
+        elif d2 < 0:
+            d2 = h
+        else:
+            d3 = h
+        n = _good_liberties(color, head, libs, nxt, w, h, c, cand, n)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
+    """List the points around the last two moves that match a MoGo pattern and are not
+    self-ataris (module docstring, rule 4)."""
+    n = 0
+    for centre in (last, last2):
+        if centre < 0:
+            continue
+        for q in (centre + w - 1, centre + w, centre + w + 1, centre - 1, centre + 1,
+                  centre - w - 1, centre - w, centre - w + 1):
+            if color[q] != EMPTY:
+                continue
+            if centre == last2:
+                d = q - last
+                if (d == -w - 1 or d == -w or d == -w + 1 or d == -1 or d == 1
+                        or d == w - 1 or d == w or d == w + 1):
+                    continue
+            if mogo[c - 1, code_at(color, w, q)] > 0 \
+                    and not self_atari(color, head, libs, nxt, w, q, c):
+                n = _push(cand, n, q)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _captures(color, head, libs, w, p, c):
+    """Would c at empty `p` capture (an opponent chain next to it in atari)?"""
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] == 3 - c and libs[head[q]] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def self_atari_correction(b, color, head, libs, nxt, w, p, c):
+    """`p`, or the point Fuego plays instead of the self-atari `p` (module docstring): next to
+    c's chains, the first neighbour's point (itself if empty, its chain's other liberty if
+    c's) when legal and not a self-atari; a lone stone's one empty neighbour when legal and it
+    has two empty neighbours or captures.  The replacement is not filtered further."""
+    ne = 0
+    empty = -1
+    own = False
+    for q in (p - w, p - 1, p + 1, p + w):
+        if color[q] == EMPTY:
+            ne += 1
+            if empty < 0:
+                empty = q
+        elif color[q] == c:
+            own = True
+    if ne >= 2:
+        return p
+    if own:
+        if not self_atari(color, head, libs, nxt, w, p, c):
+            return p
+        r = -1
+        for q in (p - w, p - 1, p + 1, p + w):
+            cq = color[q]
+            if cq == EMPTY:
+                r = q
+            elif cq == c:
+                l1, l2 = two_liberties(color, nxt, w, head[q])
+                r = l2 if l1 == p else l1
+            elif cq == 3 - c and libs[head[q]] == 1:
+                return p   # Fuego proposes the stone itself, which is never legal
+            else:
+                continue
+            break
+        if r >= 0 and is_legal(b, r, c) and not self_atari(color, head, libs, nxt, w, r, c):
+            return r
+        return p
+    if ne == 1 and not _captures(color, head, libs, w, p, c) and is_legal(b, empty, c):
+        ne2 = 0
+        for q in (empty - 1, empty + 1, empty - w, empty + w):
+            ne2 += color[q] == EMPTY
+        if ne2 >= 2 or _captures(color, head, libs, w, empty, c):
+            return empty
+    return p
+
+
+@njit(cache=True, nogil=True)
+def run_rules_playout(b, c, rng, owner, pol, moves, replies):
+    """Play `b` out from c to move by the rules of the module docstring; returns the area score
+    (Black minus White) with the final owners in `owner`; the first len(moves) moves are
+    recorded in `moves`, and `replies` are the search's last good replies (policies/playout.py)."""
+    b = borrowed_board(b)
+    color = borrow(b.color)
+    head = borrow(b.head)
+    libs = borrow(b.libs)
+    nxt = borrow(b.nxt)
+    meta = borrow(b.meta)
+    empties = borrow(b.empties)
+    mogo = borrow(pol.pclass)
+    replies = borrow(replies)
+    rng = borrow(rng)
+    w = meta[M_WIDTH]
+    points_own = np.empty(MAX_CANDIDATES + ATARI_MAX + NAKADE_MAX + 1, np.int64)
+    points = borrow(points_own)
+    cand = points[:MAX_CANDIDATES]
+    atari = points[MAX_CANDIDATES:MAX_CANDIDATES + ATARI_MAX]
+    space = points[MAX_CANDIDATES + ATARI_MAX:]
+    natari = 0
+    for i in range(meta[M_NEMPTY]):   # the chains already in atari
+        q = empties[i]
+        for r in (q - 1, q + 1, q - w, q + w):
+            if (color[r] == 1 or color[r] == 2) and libs[head[r]] == 1 and natari < ATARI_MAX:
+                atari[natari] = q
+                natari += 1
+                break
+    nrec = moves.shape[0]
+    cap = move_cap(b)
+    t = 0
+    while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
+        p = -1
+        last = meta[M_LAST]
+        if last >= 0 and color[last] != EMPTY:
+            hl = head[last]
+            if libs[hl] == 1:
+                cand[0] = one_liberty(color, head, nxt, w, hl)
+                p = select_random(b, cand, 1, c, rng, space)
+            if p < 0:
+                n = atari_defence(color, head, libs, nxt, w, last, c, cand)
+                p = select_random(b, cand, n, c, rng, space)
+            if p < 0:
+                n = low_liberty_moves(color, head, libs, nxt, w, last, c, cand)
+                p = select_random(b, cand, n, c, rng, space)
+            if p < 0:
+                last2 = meta[M_LAST2]
+                if last2 >= 0 and color[last2] == EMPTY:
+                    last2 = -1
+                n = pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand)
+                p = select_random(b, cand, n, c, rng, space)
+        if p < 0:
+            p = stored_reply(replies, meta, c)
+            if not playable(b, p, c, space):
+                p = -1
+        if p < 0 and natari > 0:
+            ko = meta[M_KO] if meta[M_KO_COLOR] == c else -1
+            p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
+        if p < 0:
+            p = random_move(b, c, rng, space)
+        if p >= 0:
+            p = self_atari_correction(b, color, head, libs, nxt, w, p, c)
+        if t < nrec:
+            moves[t] = p
+        t += 1
+        play(b, p, c)
+        if p >= 0:
+            natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
+        c = 3 - c
+    points_own[0] = 0
+    return area_score(b, owner)

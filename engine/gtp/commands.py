@@ -416,7 +416,7 @@ class GoCommands:
         return out
 
     def cmd_simbal__load_weights(self, args):
-        """Switch the playout policy: a weight file, uniform or handcrafted.  A bad file
+        """Switch the playout policy: a weight file, uniform, handcrafted or rules.  A bad file
         answers `? cannot load weights: <why>` and the policy in use stays."""
         return self._load("weights", self.engine.load_weights, args)
 

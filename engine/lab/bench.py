@@ -61,7 +61,8 @@ def policy_rates(seconds):
     alone and following the search's default playout rules (the raw rate of the playouts the
     search runs), and shape2x2 (all weights 0: none are trained yet; the work per move does
     not depend on them).  Where a board size's defaults choose local playouts
-    (policies/local.py), their raw rate too, with the same rules."""
+    (policies/local.py), their raw rate too, with the same rules.  And the rule-based playouts
+    after Fuego's (policies/rulebased.py)."""
     import numpy as np
 
     from engine.search.params import default_playout_rules, size_playout_rules
@@ -72,6 +73,7 @@ def policy_rates(seconds):
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
     pattern = load_policy(default_policy_spec(9), 9)
     pattern_19 = load_policy(default_policy_spec(19), 19)
+    rules = load_policy("rules", 9)   # Fuego's playout rules: no weights, any size
     return {
         "pattern3x3_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=pattern)),
         "pattern3x3_rules_9x9_playouts_per_s":
@@ -80,6 +82,8 @@ def policy_rates(seconds):
         "pattern3x3_rules_19x19_playouts_per_s":
             round(playout_rate(19, seconds, policy=pattern_19, rules=default_playout_rules())),
         "shape2x2_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=shape)),
+        "rules_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=rules)),
+        "rules_19x19_playouts_per_s": round(playout_rate(19, seconds, policy=rules)),
         **{f"pattern3x3_local_{n}x{n}_playouts_per_s":
            round(playout_rate(n, seconds, policy=pol, rules=size_playout_rules(n)))
            for n, pol in ((9, pattern), (19, pattern_19))
@@ -87,14 +91,15 @@ def policy_rates(seconds):
     }
 
 
-def search_rate(size, threads, seconds=2.0, repeats=3):
-    """Simulations per second of the tree search (the default engine) from the empty board,
-    best of `repeats` fresh searches with `threads` root-parallel threads."""
+def search_rate(size, threads, seconds=2.0, repeats=3, weights=None):
+    """Simulations per second of the tree search (the default engine, or the playout policy
+    `weights`) from the empty board, best of `repeats` fresh searches with `threads`
+    root-parallel threads."""
     from engine.play.player import Engine, Settings
 
     best = 0.0
     for r in range(repeats + 1):
-        engine = Engine(size, 7.5, Settings(threads=threads, seed=r))
+        engine = Engine(size, 7.5, Settings(threads=threads, seed=r), weights=weights)
         start = time.perf_counter()
         sims = engine.search(BLACK, deadline=start + seconds / repeats)
         if r > 0:  # the first run only loads the compiled code
@@ -168,6 +173,8 @@ def run(quick=False):
         "search_9x9_playouts_per_s": round(search_rate(9, 1, seconds)),
         "search_9x9_2threads_playouts_per_s": round(search_rate(9, 2, seconds)),
         "search_19x19_playouts_per_s": round(search_rate(19, 1, seconds)),
+        "search_rules_9x9_playouts_per_s": round(search_rate(9, 1, seconds, weights="rules")),
+        "search_rules_19x19_playouts_per_s": round(search_rate(19, 1, seconds, weights="rules")),
     }
     # Fuego in the same run (the speed issue's yardstick), when it is installed.
     figures.update(fuego_figures(seconds, figures["search_9x9_playouts_per_s"],

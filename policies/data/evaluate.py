@@ -101,7 +101,7 @@ def labelled(path, target="label"):
 def mse_report(path, weights, sims=100, seed=0, cluster=None, against=None, rules=None,
                params=(), target="label"):
     """`simbal eval mse`: the MSE of `sims`-playout evaluations with the policy `weights`
-    (a weight file, uniform or handcrafted) against the labels of the position file `path`;
+    (a weight file, uniform, handcrafted or rules) against the labels of the position file `path`;
     with `against` (another policy) also that policy's MSE with the same seed and the ratio
     of the two.  `rules`: the playout rules both follow (a RULE_* vector; None for none;
     "engine" for the engine's own on the positions' board size); `params`: (name, value)

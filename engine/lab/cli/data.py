@@ -174,7 +174,7 @@ def eval_group():
 @click.option("--positions", required=True, type=click.Path(dir_okay=False),
               help="Labelled position file.")
 @click.option("--weights", default="uniform", show_default=True,
-              help="Playout policy: a weight file, uniform or handcrafted.")
+              help="Playout policy: a weight file, uniform, handcrafted or rules.")
 @click.option("--sims", default=100, show_default=True, type=click.IntRange(1),
               help="Playouts per position.")
 @click.option("--against", default=None,

@@ -171,7 +171,7 @@ def tournament(players, games, gauntlet, size, komi, max_moves, out_dir, anchor,
 
     Each player is [NAME=]SPEC: policy:FILE (the policy played directly), mc1:FILE[:N] (one-ply
     Monte-Carlo, N=100 playouts per move), mcts:FILE[:PLAYOUTS] (the engine), gnugo[:LEVEL],
-    fuego[:GAMES|:SECONDSs] (one thread, book on), or a GTP command line.  FILE is a weight file, uniform or handcrafted.  Results, SGFs and
+    fuego[:GAMES|:SECONDSs] (one thread, book on), or a GTP command line.  FILE is a weight file, uniform, handcrafted or rules.  Results, SGFs and
     ratings (Markdown, JSON, PNG) go to --out; running again resumes.  The ratings use every
     game in --out between PLAYERS, also those of other schedules (gauntlets, other --games)."""
     from engine.lab.match import MatchConfig

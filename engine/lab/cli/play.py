@@ -50,7 +50,7 @@ def _read_config(ctx, param, path):
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Threads running playouts in parallel.")
 @click.option("--weights", default=None,
-              help="Playout policy: a weight file, or uniform / handcrafted "
+              help="Playout policy: a weight file, or uniform / handcrafted / rules "
                    "(default: the best shipped weights for the board size).")
 @click.option("--prior", default=None,
               help="Tree prior (H of the search): a weight file, uniform, handcrafted, or playout "

@@ -1,0 +1,288 @@
+"""The rule-based playouts after Fuego's (policies/rulebased.py): the self-atari test against
+playing the move, the eye and mutual-atari filter, the corrections, each rule's answer in a
+position made for it, and whole games that are legal and end only when nothing is playable."""
+import numpy as np
+import pytest
+
+from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_NEMPTY, M_PASSES,
+                               WHITE, area_score, copy_board, copy_into, is_eye, is_legal, play)
+from engine.core.coords import parse_vertex
+from engine.core.rng import make_rng
+from policies import load_policy
+from policies.builtin import mogo_code_table
+from policies.features import NCODES, code_at
+from policies.kernel import NO_REPLIES, playout_moves
+from policies.playout import move_cap
+from policies.rulebased import (MAX_CANDIDATES, atari_defence, low_liberty_moves, nakade_shape,
+                                playable, self_atari, self_atari_correction, surrounded)
+from helpers import board_from_ascii
+from test_policy_softmax import chi_square, rejects, replayed
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_policy("rules", 9)
+
+
+def arrays(b):
+    return b.color, b.head, b.libs, b.nxt, int(b.meta[1])
+
+
+def vertices(size):
+    return lambda name: parse_vertex(name, size)
+
+
+def first_moves(board, c, pol, n, seed=3):
+    """How often each point is the first move of `n` seeded playouts from `board`."""
+    counts = np.zeros(board.color.shape[0], np.int64)
+    work = copy_board(board)
+    owner = np.zeros(board.color.shape[0], np.int8)
+    first = np.zeros(1, np.int32)
+    rng = make_rng(seed)
+    for _ in range(n):
+        copy_into(work, board)
+        playout_moves(work, c, rng, owner, pol, first, NO_REPLIES)
+        counts[first[0]] += 1
+    return counts
+
+
+def points_of(counts):
+    return {int(p) for p in np.nonzero(counts)[0]}
+
+
+def test_self_atari_is_one_liberty_after_the_move():
+    """Over random positions, every legal move: a self-atari exactly when the mover's chain has
+    one liberty once played, captures counted; a lone stone's capture (a ko-like recapture) is
+    never one, as in Fuego."""
+    checked = found = 0
+    for seed in range(40):
+        b, c = replayed(9, seed, 30 + seed % 40)
+        color, head, libs, nxt, w = arrays(b)
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            p = int(p)
+            for mover in (BLACK, WHITE):
+                if not is_legal(b, p, mover):
+                    continue
+                after = copy_board(b)
+                before = after.meta[5 + mover - 1]
+                play(after, p, mover)
+                lone_capture = (after.meta[5 + mover - 1] > before
+                                and all(color[q] != mover for q in (p - 1, p + 1, p - w, p + w)))
+                expected = after.libs[after.head[p]] == 1 and not lone_capture
+                assert self_atari(color, head, libs, nxt, w, p, mover) == expected, (seed, p)
+                checked += 1
+                found += expected
+    assert checked > 2000 and found > 50
+
+
+def test_surrounded_points_include_false_eyes_but_not_ataris():
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . X . . .
+        X . X . .
+        O X O . .
+        . . . . .""")
+    color, head, libs, _, w = arrays(b)
+    # B3 is a false eye (White on two diagonals): the board's eye test says so, Fuego's filter
+    # looks at the four neighbours only.
+    assert surrounded(color, head, libs, w, v("B3")) and not is_eye(b, v("B3"), BLACK)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        X . . . .
+        O X . . .
+        . O X . .""")
+    color, head, libs, _, w = arrays(b)
+    assert not surrounded(color, head, libs, w, v("A1"))   # White's stones there are in atari
+    assert not surrounded(color, head, libs, w, v("B4"))   # empty neighbours
+
+
+def test_nakade_shapes():
+    """Shapes of Black's stones joined to empty A1 (with A1): one eye once captured, or not, by
+    Fuego's list (sizes up to three, square and pyramid four, bulky and crossed five, rabbity
+    six)."""
+    def shape(rows):
+        b = board_from_ascii(". . . . .\n" * (5 - len(rows)) + "\n".join(rows))
+        return nakade_shape(b.color, b.mark, b.meta, int(b.meta[1]), parse_vertex("A1", 5),
+                            BLACK, np.zeros(8, np.int64))
+    assert shape(["X X . . .", ". X . . ."])                    # square four
+    assert shape([". X . . .", ". X X . ."])                    # pyramid four
+    assert shape(["X . . . .", "X X . . .", ". X . . ."])       # bulky five
+    assert shape([". X X . ."])                                 # straight three
+    assert not shape([". X X X ."])                             # straight four lives
+    assert not shape([". X . . .", ". X X X ."])                # an L of five
+    assert not shape([". . . . X", ". . . . X", ". X X X X"])   # seven stones
+
+
+def test_playable_refuses_eyes_and_mutual_ataris():
+    v = vertices(5)
+    # White's chain A2-D2-D1 and Black's B1 share their only liberties, A1 and C1 (a seki).
+    # White A1 would put six stones in atari, not in a nakade shape, where Black's stone
+    # would be in atari too: a mutual atari.  Black A1 puts only two stones in atari.
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        X X X X X
+        O O O O X
+        . X . O X""")
+    space = np.zeros(8, np.int64)
+    assert is_legal(b, v("A1"), WHITE) and not playable(b, v("A1"), WHITE, space)
+    assert playable(b, v("A1"), BLACK, space)
+    assert playable(b, v("C5"), WHITE, space)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        . . . . .
+        X X . . .
+        . X . . .""")
+    assert not playable(b, v("A1"), BLACK, space)   # Black's own eye
+    assert not playable(b, v("A1"), WHITE, space)   # suicide
+
+
+def test_corrections_replace_self_ataris_by_better_points():
+    """Over random positions: the correction leaves a move that is not a self-atari alone, and
+    replaces a self-atari only by a legal point that is not one."""
+    changed = 0
+    for seed in range(30):
+        b, c = replayed(9, seed, 40)
+        color, head, libs, nxt, w = arrays(b)
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            p = int(p)
+            if not is_legal(b, p, c):
+                continue
+            r = self_atari_correction(b, color, head, libs, nxt, w, p, c)
+            if not self_atari(color, head, libs, nxt, w, p, c):
+                assert r == p
+            elif r != p:
+                changed += 1
+                assert color[r] == EMPTY and is_legal(b, r, c)
+                assert not self_atari(color, head, libs, nxt, w, r, c) or \
+                    all(color[q] != c for q in (p - 1, p + 1, p - w, p + w))
+    assert changed > 10
+
+
+def test_a_lone_self_atari_moves_to_its_open_neighbour():
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        O . . . .
+        . O . . .
+        . . . . .""")
+    color, head, libs, nxt, w = arrays(b)
+    # Black A2 has one liberty (A1) and captures nothing; A1 has two empty neighbours counting
+    # A2 itself, so Fuego plays A1 instead.
+    assert self_atari_correction(b, color, head, libs, nxt, w, v("A2"), BLACK) == v("A1")
+
+
+def test_the_last_moves_chain_in_atari_is_captured(rules):
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        . . X . .
+        . X . X .
+        . . . . .""")
+    play(b, v("C2"), WHITE)     # in atari at C1
+    counts = first_moves(b, BLACK, rules, 200)
+    assert points_of(counts) == {v("C1")}
+
+
+def test_atari_is_answered_by_extending(rules):
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        . O X O .
+        . . . . .
+        . . . . .""")
+    play(b, v("C4"), WHITE)     # Black C3 in atari, its liberty C2 gives it three
+    assert points_of(first_moves(b, BLACK, rules, 200)) == {v("C2")}
+
+
+def test_atari_is_answered_by_extending_or_capturing_an_attacker(rules):
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        . . X . .
+        O X O X .
+        . . . . .""")
+    play(b, v("B3"), WHITE)     # Black B2 in atari; White's C2 next to it is in atari at C1
+    assert points_of(first_moves(b, BLACK, rules, 400)) == {v("B1"), v("C1")}
+
+
+def test_two_liberty_chain_is_attacked_where_it_would_extend(rules):
+    v = vertices(5)
+    b = board_from_ascii("""
+        . . . . .
+        . . . . .
+        . X . X .
+        . . . . .
+        . . . . .""")
+    play(b, v("C3"), WHITE)     # two liberties, C4 and C2, each giving it three more
+    counts = first_moves(b, BLACK, rules, 4000)
+    assert points_of(counts) == {v("C4"), v("C2")}
+    assert abs(counts[v("C4")] - 2000) < 200
+
+
+def test_pattern_moves_are_uniform_among_the_matches(rules):
+    """Where the last move leaves no atari and no two-liberty chain, the move is uniform among
+    the last two moves' neighbours that match a MoGo pattern and are playable, no self-atari."""
+    table = mogo_code_table()
+    assert table.shape == (2, NCODES) and np.array_equal(table[0], table[1])
+    space = np.zeros(8, np.int64)
+    cand = np.zeros(MAX_CANDIDATES, np.int64)
+    tested = 0
+    for seed in range(60):
+        b, c = replayed(9, seed, 12 + seed % 20)
+        color, head, libs, nxt, w = arrays(b)
+        last, last2 = int(b.meta[M_LAST]), int(b.meta[M_LAST2])
+        if last < 0 or last2 < 0 or color[last2] == EMPTY or libs[head[last]] == 1:
+            continue
+        if atari_defence(color, head, libs, nxt, w, last, c, cand) or \
+                low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
+            continue
+
+        def ring(p):
+            return [p + w - 1, p + w, p + w + 1, p - 1, p + 1, p - w - 1, p - w, p - w + 1]
+        listed = [q for q in ring(last) if color[q] == EMPTY]
+        listed += [q for q in ring(last2) if color[q] == EMPTY and q not in ring(last)]
+        expected = [q for q in listed if table[c - 1, code_at(color, w, q)]
+                    and not self_atari(color, head, libs, nxt, w, q, c)
+                    and playable(b, q, c, space)]
+        if len(expected) < 3:
+            continue
+        n = 3000
+        counts = first_moves(b, c, rules, n, seed)
+        probs = np.zeros(b.color.shape[0])
+        probs[expected] = 1.0 / len(expected)
+        assert points_of(counts) == set(expected), seed
+        assert not rejects(*chi_square(counts, probs, n)), seed
+        tested += 1
+        if tested == 3:
+            break
+    assert tested == 3
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_playouts_are_legal_games_that_end_with_nothing_playable(rules, seed):
+    start, c = replayed(9, seed, 10 + 5 * seed)
+    b = copy_board(start)
+    owner = np.zeros(b.color.shape[0], np.int8)
+    record = np.full(4 * 81 + 64, -3, np.int32)
+    score = playout_moves(b, c, make_rng(seed), owner, rules, record, NO_REPLIES)
+    assert b.meta[M_PASSES] >= 2 or b.meta[M_MOVES] >= move_cap(start)
+    assert score == area_score(b, np.zeros_like(owner))
+    replay = copy_board(start)
+    for p in record[:int(b.meta[M_MOVES] - start.meta[M_MOVES])]:
+        p = int(p)
+        if p >= 0:
+            assert is_legal(replay, p, c)
+        play(replay, p, c)
+        c = 3 - c
+    assert np.array_equal(replay.color, b.color)
+    space = np.zeros(8, np.int64)
+    for p in b.empties[:b.meta[M_NEMPTY]]:
+        assert not playable(b, int(p), BLACK, space) and not playable(b, int(p), WHITE, space)

@@ -74,14 +74,17 @@ def load_policy(spec, size, strict=False):
 
 
 def default_policy_spec(size):
-    """The best shipped weights for an NxN board, as weights/defaults.json names them; the
-    built-in "handcrafted" for sizes it does not list."""
+    """The best shipped playout policy for an NxN board, as weights/defaults.json names it: a
+    file in weights/, or a built-in policy by name (e.g. "rules"); the built-in "handcrafted"
+    for sizes it does not list."""
     try:
         defaults = json.loads(DEFAULTS_FILE.read_text())["defaults"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise WeightFileError(f"{DEFAULTS_FILE}: unreadable ({e})") from None
     name = defaults.get(str(size))
-    return str(WEIGHTS_DIR / name) if name else "handcrafted"
+    if not name:
+        return "handcrafted"
+    return name if name in BUILTIN else str(WEIGHTS_DIR / name)
 
 
 def default_search_params(size):

@@ -1,8 +1,8 @@
 """Seeded answers of the engine and the trainers, recorded once and checked by test_golden.py.
 
 The golden file (tests/golden/answers.json) was written before the package restructuring of
-issue 20 by `python tests/golden_answers.py --write` and must not change when code only
-moves: every answer here goes through the product's stable faces (the `gtp_main.py` GTP
+issue 20 by `PYTHONPATH=. python -P tests/golden_answers.py --write` (-P: not the tests folder's
+`policies` package) and must not change when code only moves: every answer here goes through the product's stable faces (the `gtp_main.py` GTP
 engine and the `simbal` command line), never through module paths.
 
 - `reg_genmove`, its root's visit counts and `genmove` on 9x9 and 19x19 positions (positions of the shipped 9x9 test set; seeded random
@@ -44,6 +44,7 @@ CASES_9 = [
     ("apprentice-score-decay", "weights/9x9-apprentice.json", "weights/9x9-prior.json",
      {"score_weight": 0.1, "rave_decay": 1, "lgr": 1}),
     ("twostep-no-rules", "weights/9x9-twostep.json", "uniform", RULES_OFF),
+    ("rules-greedy-rave", "rules", "weights/9x9-prior.json", {"prune_visits": 0, "uct_c": 0}),
 ]
 CASES_19 = [
     ("19-default", "weights/19x19-handcrafted.json", "playout", {}),
@@ -69,11 +70,13 @@ def positions_9x9():
 def _gtp(commands, size=9):
     """Run commands through one seeded engine process; returns the answers (text after '=')."""
     text = "".join(c + "\n" for c in commands) + "quit\n"
-    # The answers were recorded with full softmax playouts on every size: the local playouts
-    # a size's defaults may choose (weights/defaults.json) are tested on their own.
+    # The answers were recorded with full softmax playouts on every size, and with the tree's
+    # global defaults (T = 100, C = 0.1): the local playouts and tree settings a size's
+    # defaults may choose (weights/defaults.json) are tested by cases of their own.
     run = subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), "--size", str(size),
                           "--playouts", str(PLAYOUTS), "--seed", "7", "--resign", "0",
-                          "--param", "playout_local=0"],
+                          "--param", "playout_local=0", "--param", "prune_visits=100",
+                          "--param", "uct_c=0.1"],
                          input=text, capture_output=True, text=True, cwd=ROOT, timeout=900)
     answers = [a for a in run.stdout.split("\n\n") if a.strip()]
     assert len(answers) == len(commands) + 1, run.stderr[-2000:]
@@ -132,7 +135,7 @@ def _case_commands(cases, positions, komi):
 
 def _default(name):
     defaults = {"lgr": 0, "bias_weight": 0.0, "uct_c": 0.1, "rave": 1, "playout_ladders": 0,
-                "ladder_nets": 0, "score_weight": 0.0, "rave_decay": 0}
+                "ladder_nets": 0, "score_weight": 0.0, "rave_decay": 0, "prune_visits": 100}
     defaults.update(DEFAULT_PARAMS)
     return defaults[name]
 

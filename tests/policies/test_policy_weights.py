@@ -10,7 +10,7 @@ from engine.core.board import new_board
 from policies import (WeightFileError, WeightFileWarning, default_policy_spec, default_prior_spec,
                       load_policy, policy_probabilities, read_weights, write_weights)
 from policies.builtin import handcrafted_weights
-from policies.loader import WEIGHTS_DIR
+from policies.loader import BUILTIN as BUILTIN_POLICIES, WEIGHTS_DIR
 from policies.weights import PROVENANCE_KEYS, feature_names
 
 PROV = {"trainer": "test", "hyperparameters": {"alpha": 0.1, "M": 100}, "data": "none",
@@ -123,15 +123,16 @@ def test_other_board_size_warns_or_is_refused_with_strict(tmp_path):
 
 
 def test_shipped_defaults():
-    path = default_policy_spec(9)
-    # REINFORCE's 9x9 weights won the strength check (BENCHMARKS.md, "Offline trainers on 9x9").
-    assert path.endswith("weights/9x9-reinforce.json")
+    # The rule-based playouts won the 9x9 strength check against Fuego (BENCHMARKS.md, session
+    # 32); REINFORCE's weights, the default before, are still shipped.
+    assert default_policy_spec(9) == "rules"
+    path = WEIGHTS_DIR / "9x9-reinforce.json"
     assert read_weights(path).provenance["trainer"] == "reinforce"
     assert default_policy_spec(5) == "handcrafted"  # 5x5 files are shipped, none is the default
     assert (WEIGHTS_DIR / "5x5-twostep.json").exists()
-    for n in range(2, 26):  # every default names a readable file made for its size
+    for n in range(2, 26):  # every default names a built-in policy or a file for its size
         spec = default_policy_spec(n)
-        if spec != "handcrafted":
+        if spec not in BUILTIN_POLICIES:
             assert n in read_weights(spec).board_sizes
     for n in (9, 13, 19):
         wf = read_weights(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json")
@@ -139,6 +140,17 @@ def test_shipped_defaults():
         assert wf.weights == handcrafted_weights()  # the file says what the built-in policy is
         shipped = load_policy(str(WEIGHTS_DIR / f"{n}x{n}-handcrafted.json"), n)
         np.testing.assert_array_equal(shipped.theta, load_policy("handcrafted", n).theta)
+
+
+def test_a_default_may_be_a_built_in_policy(tmp_path, monkeypatch):
+    from policies import loader
+    listed = tmp_path / "defaults.json"
+    listed.write_text('{"defaults": {"9": "rules", "13": "13x13-handcrafted.json"}}')
+    monkeypatch.setattr(loader, "DEFAULTS_FILE", listed)
+    assert default_policy_spec(9) == "rules"
+    assert load_policy(default_policy_spec(9), 9).kind == load_policy("rules", 9).kind
+    assert default_policy_spec(13) == str(WEIGHTS_DIR / "13x13-handcrafted.json")
+    assert default_policy_spec(19) == "handcrafted"
 
 
 def test_unreadable_defaults_file_is_named(tmp_path, monkeypatch):

@@ -1,10 +1,9 @@
 """Rule-based playouts after Fuego 1.1's default playout policy (the `rules` policy kind).
 
-Fuego's playouts are worth about three of ours per playout, and on the same 9x9 positions its
-Monte-Carlo evaluation alone is twice as accurate as our trained softmax's (BENCHMARKS.md,
-session 31).  This kind plays its playouts by Fuego's rules, so the two can be compared and
-played with one search.  A move is the first of these that gives a playable point, each list
-drawn from uniformly, a listed point being dropped when it is not playable and the draw
+Written to set our learned playouts beside Fuego's on the same positions and in the same search
+(BENCHMARKS.md, sessions 31-32); with the search's `prune_visits=0, uct_c=0` they are the 9x9
+default (weights/defaults.json).  A move is the first of these that gives a playable point, each
+list drawn from uniformly, a listed point being dropped when it is not playable and the draw
 repeated.  Playable is Fuego's filter: legal (simple ko included), not a point whose neighbours
 are all stones of one colour none of them in atari (an eye, false eyes included: diagonals are
 not looked at), and not a *mutual atari* (three or more stones put in atari, not in a nakade
@@ -38,7 +37,7 @@ for both colours).  The search's playout rules table (ladders, fight answers, na
 to the softmax kinds and is ignored.
 
 The policy's only table is `pclass[c - 1, code]`: 1 where the 3x3 code around a point matches
-a MoGo pattern, 0 elsewhere (policies/loader.py builds it).  As in policies/local.py, the
+a MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table).  As in policies/local.py, the
 board's arrays are bound once per playout and used through borrowed views.
 """
 import numpy as np

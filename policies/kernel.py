@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import copy_board, copy_into
-from policies.features import PATTERN3X3, RULES, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported kinds)
+from policies.features import PATTERN3X3, RULES, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported)
 from policies.nrt import borrow, borrowed_board
 from policies.patterns import add_scores as add_pattern_scores
 from policies.patterns import layout as pattern_layout

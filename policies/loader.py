@@ -57,8 +57,9 @@ def builtin_theta(spec, feature_set, size):
 
 def load_policy(spec, size, strict=False):
     """The Policy for `spec` on a `size` board: "uniform", "handcrafted", "rules" (Fuego's playout
-    rules, policies/rulebased.py), or the path of a weight file.  A file made for other board sizes is used with a WeightFileWarning, or refused with
-    `strict`; any unusable file raises WeightFileError (nothing else changes)."""
+    rules, policies/rulebased.py), or the path of a weight file.  A file made for other board
+    sizes is used with a WeightFileWarning, or refused with `strict`; any unusable file raises
+    WeightFileError (nothing else changes)."""
     if isinstance(spec, str) and spec in BUILTIN:
         if spec == "uniform":
             return uniform_policy()

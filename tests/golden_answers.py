@@ -1,9 +1,10 @@
 """Seeded answers of the engine and the trainers, recorded once and checked by test_golden.py.
 
 The golden file (tests/golden/answers.json) was written before the package restructuring of
-issue 20 by `PYTHONPATH=. python -P tests/golden_answers.py --write` (-P: not the tests folder's
-`policies` package) and must not change when code only moves: every answer here goes through the product's stable faces (the `gtp_main.py` GTP
-engine and the `simbal` command line), never through module paths.
+issue 20 by `PYTHONPATH=. python -P tests/golden_answers.py --write` (-P: not the tests
+folder's `policies` package) and must not change when code only moves: every answer here goes
+through the product's stable faces (the `gtp_main.py` GTP engine and the `simbal` command
+line), never through module paths.
 
 - `reg_genmove`, its root's visit counts and `genmove` on 9x9 and 19x19 positions (positions of the shipped 9x9 test set; seeded random
   19x19 openings), under several playout policies, tree priors and search parameters, all set

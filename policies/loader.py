@@ -88,6 +88,21 @@ def default_policy_spec(size):
     return name if name in BUILTIN else str(WEIGHTS_DIR / name)
 
 
+def default_softmax_spec(size):
+    """The best shipped softmax playout weights for an NxN board: the default policy when it has
+    weights, else the file defaults.json names under "softmax" (9x9: the weights the rule-based
+    default replaced), else "handcrafted".  For the tools that time or replay softmax
+    playouts, whatever the engine's default."""
+    spec = default_policy_spec(size)
+    if spec not in BUILTIN or spec == "handcrafted":
+        return spec
+    try:
+        name = json.loads(DEFAULTS_FILE.read_text()).get("softmax", {}).get(str(size))
+    except (OSError, ValueError, AttributeError) as e:
+        raise WeightFileError(f"{DEFAULTS_FILE}: unreadable ({e})") from None
+    return str(WEIGHTS_DIR / name) if name else "handcrafted"
+
+
 def default_search_params(size):
     """The search parameters weights/defaults.json sets for an NxN board ("params"), over
     engine/search/params.py's defaults: those whose best value was measured with that size's

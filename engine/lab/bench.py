@@ -66,13 +66,13 @@ def policy_rates(seconds):
     import numpy as np
 
     from engine.search.params import default_playout_rules, size_playout_rules
-    from policies import (default_policy_spec, default_search_params, load_policy,
+    from policies import (default_search_params, default_softmax_spec, load_policy,
                           policy_from_theta)
     from policies.weights import feature_names
 
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", 9))), 9)
-    pattern = load_policy(default_policy_spec(9), 9)
-    pattern_19 = load_policy(default_policy_spec(19), 19)
+    pattern = load_policy(default_softmax_spec(9), 9)
+    pattern_19 = load_policy(default_softmax_spec(19), 19)
     rules = load_policy("rules", 9)   # Fuego's playout rules: no weights, any size
     return {
         "pattern3x3_9x9_playouts_per_s": round(playout_rate(9, seconds, policy=pattern)),

@@ -162,10 +162,10 @@ def playout_breakdown(size=9, games=None, repeats=3, seed=1):
     'replay_matches': bool} for `games` recorded playouts on an empty `size` board (default:
     about a million moves' worth of work on 9x9, proportionally fewer games on larger
     boards)."""
-    from policies import default_policy_spec, load_policy
+    from policies import default_softmax_spec, load_policy
 
     games = games or max(20, int(8e5 / (1.2 * size * size)))
-    pol = load_policy(default_policy_spec(size), size)
+    pol = load_policy(default_softmax_spec(size), size)
     b0 = new_board(size)
     record = np.zeros((games, int(3 * size * size) + 2), np.int32)
     small = np.zeros((2, record.shape[1]), np.int32)
@@ -191,10 +191,10 @@ def local_breakdown(size=9, far=0.41, games=None, repeats=3, seed=1):
     """playout_breakdown's report (stages LOCAL_STAGES) for local playouts with far weight
     `far` and the search's default playout rules (module docstring)."""
     from engine.search.params import default_params, playout_rules, with_params
-    from policies import default_policy_spec, load_policy
+    from policies import default_softmax_spec, load_policy
 
     games = games or max(20, int(8e5 / (1.2 * size * size)))
-    pol = load_policy(default_policy_spec(size), size)
+    pol = load_policy(default_softmax_spec(size), size)
     rules = playout_rules(with_params(default_params(), playout_local=far))
     b0 = new_board(size)
     record = np.zeros((games, int(3 * size * size) + 2), np.int32)

@@ -9,7 +9,7 @@ from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_PASSES,
                                play)
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
-from policies import WEIGHTS_DIR, load_policy
+from policies import default_softmax_spec, load_policy
 from policies import softmax as S
 from policies.features import WINDOW_DC, WINDOW_DR
 from policies.local import ATARI_MAX, capture_move, note_ataris
@@ -35,7 +35,7 @@ RACE = """
 
 @pytest.fixture(scope="module")
 def pol():
-    return load_policy(str(WEIGHTS_DIR / "9x9-reinforce.json"), 9)   # trained weights
+    return load_policy(default_softmax_spec(9), 9)
 
 
 def local_rules(far, fights=0.0, captures=0.0):

@@ -8,7 +8,8 @@ import pytest
 
 from engine.core.board import new_board
 from policies import (WeightFileError, WeightFileWarning, default_policy_spec, default_prior_spec,
-                      load_policy, policy_probabilities, read_weights, write_weights)
+                      default_softmax_spec, load_policy, policy_probabilities, read_weights,
+                      write_weights)
 from policies.builtin import handcrafted_weights
 from policies.loader import BUILTIN as BUILTIN_POLICIES, WEIGHTS_DIR
 from policies.weights import PROVENANCE_KEYS, feature_names
@@ -126,8 +127,10 @@ def test_shipped_defaults():
     # The rule-based playouts won the 9x9 strength check against Fuego (BENCHMARKS.md, session
     # 32); REINFORCE's weights, the default before, are still shipped.
     assert default_policy_spec(9) == "rules"
-    path = WEIGHTS_DIR / "9x9-reinforce.json"
+    path = default_softmax_spec(9)   # the tools' softmax on 9x9: the default it replaced
+    assert path == str(WEIGHTS_DIR / "9x9-reinforce.json")
     assert read_weights(path).provenance["trainer"] == "reinforce"
+    assert default_softmax_spec(19) == default_policy_spec(19)   # a file already
     assert default_policy_spec(5) == "handcrafted"  # 5x5 files are shipped, none is the default
     assert (WEIGHTS_DIR / "5x5-twostep.json").exists()
     for n in range(2, 26):  # every default names a built-in policy or a file for its size
@@ -151,6 +154,9 @@ def test_a_default_may_be_a_built_in_policy(tmp_path, monkeypatch):
     assert load_policy(default_policy_spec(9), 9).kind == load_policy("rules", 9).kind
     assert default_policy_spec(13) == str(WEIGHTS_DIR / "13x13-handcrafted.json")
     assert default_policy_spec(19) == "handcrafted"
+    assert default_softmax_spec(9) == "handcrafted"   # no "softmax" entry for it
+    listed.write_text('{"defaults": {"9": "rules"}, "softmax": {"9": "9x9-apprentice.json"}}')
+    assert default_softmax_spec(9) == str(WEIGHTS_DIR / "9x9-apprentice.json")
 
 
 def test_unreadable_defaults_file_is_named(tmp_path, monkeypatch):

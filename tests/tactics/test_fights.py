@@ -16,7 +16,7 @@ from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_repl
                                    nakade_reply)
 from policies.kernel import (NO_REPLIES, NO_RULES, RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_NAKADE,
                              RULE_LOCAL, playout_moves, playout_moves_reading)
-from policies.loader import WEIGHTS_DIR, load_policy
+from policies.loader import default_softmax_spec, load_policy
 
 from helpers import board_from_ascii
 
@@ -109,7 +109,7 @@ def test_the_last_move_of_the_mover_or_a_quiet_move_asks_nothing():
 
 @pytest.fixture(scope="module")
 def policy():
-    return load_policy(str(WEIGHTS_DIR / "9x9-reinforce.json"), 9)   # trained weights
+    return load_policy(default_softmax_spec(9), 9)
 
 
 def rules(fights=0.0, nakade=0.0, capture_nakade=0.0, local=0.0):

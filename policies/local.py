@@ -91,6 +91,21 @@ def _pick(loc, locw, nloc, u):
 
 
 @njit(cache=True, nogil=True, inline='always')
+def list_ataris(color, head, libs, w, empties, nempty, atari):
+    """Fill atari[] with the empty points next to a chain in atari (a playout's start: the
+    chains already in atari); returns their number."""
+    natari = 0
+    for i in range(nempty):
+        q = empties[i]
+        for r in (q - 1, q + 1, q - w, q + w):
+            if (color[r] == 1 or color[r] == 2) and libs[head[r]] == 1 and natari < atari.shape[0]:
+                atari[natari] = q
+                natari += 1
+                break
+    return natari
+
+
+@njit(cache=True, nogil=True, inline='always')
 def note_ataris(color, head, libs, nxt, w, p, atari, natari):
     """Add to atari[:natari] the liberties of the chains in atari that the stone just played at
     `p` touches or belongs to; returns the new count."""
@@ -184,15 +199,8 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     captures = rules[RULE_CAPTURES] if rules.shape[0] > RULE_CAPTURES else 0.0
     after_capture = rules[RULE_CAPTURE_NAKADE] if rules.shape[0] > RULE_CAPTURE_NAKADE else 0.0
     natari = 0
-    if captures > 0.0:   # the chains already in atari
-        for i in range(meta[M_NEMPTY]):
-            q = empties[i]
-            for r in (q - 1, q + 1, q - w, q + w):
-                if ((color[r] == 1 or color[r] == 2) and libs[head[r]] == 1
-                        and natari < ATARI_MAX):
-                    atari[natari] = q
-                    natari += 1
-                    break
+    if captures > 0.0:
+        natari = list_ataris(color, head, libs, w, empties, meta[M_NEMPTY], atari)
     nrec = moves.shape[0]
     cap = move_cap(b)
     t = 0

@@ -49,7 +49,7 @@ from engine.core.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2,
 from engine.core.rng import rand_below
 from engine.tactics.fights import NAKADE_MAX, one_liberty
 from policies.features import code_at, libs_after
-from policies.local import ATARI_MAX, capture_move, note_ataris
+from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
 from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, stored_reply
 
@@ -152,6 +152,26 @@ def self_atari(color, head, libs, nxt, w, p, c):
 
 
 @njit(cache=True, nogil=True, inline='always')
+def neighbour_chains(color, head, w, x, col, h):
+    """The heads of colour `col`'s chains next to `x`, other than `h`, each once (-1 where
+    fewer than four)."""
+    o1 = o2 = o3 = o4 = -1
+    for q in (x - 1, x + 1, x - w, x + w):
+        if color[q] == col:
+            hq = head[q]
+            if hq != h and hq != o1 and hq != o2 and hq != o3:
+                if o1 < 0:
+                    o1 = hq
+                elif o2 < 0:
+                    o2 = hq
+                elif o3 < 0:
+                    o3 = hq
+                else:
+                    o4 = hq
+    return o1, o2, o3, o4
+
+
+@njit(cache=True, nogil=True, inline='always')
 def surrounded(color, head, libs, w, p):
     """Fuego's IsCompletelySurrounded: are `p`'s neighbours all stones of one colour (or the
     edge), none of them in atari?  Diagonals are not looked at, so a false eye counts too."""
@@ -214,22 +234,12 @@ def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
     if not self_atari(color, head, libs, nxt, w, p, c):
         return False
     n = 1
-    h1 = h2 = h3 = -1
+    for h in neighbour_chains(color, head, w, p, c, -1):
+        if h >= 0:
+            n += csize[h]
     opponent = False
     for q in (p - 1, p + 1, p - w, p + w):
-        cq = color[q]
-        if cq == c:
-            h = head[q]
-            if h != h1 and h != h2 and h != h3:
-                n += csize[h]
-                if h1 < 0:
-                    h1 = h
-                elif h2 < 0:
-                    h2 = h
-                else:
-                    h3 = h
-        elif cq == 3 - c:
-            opponent = True
+        opponent |= color[q] == 3 - c
     if n <= 2 or not opponent:
         return False
     if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
@@ -300,19 +310,9 @@ def atari_defence(color, head, libs, nxt, w, last, c, cand):
     """List c's answers to the atari the opponent's last move gave (module docstring, rule 2);
     returns their number."""
     n = 0
-    d1 = d2 = d3 = -1
-    for q in (last - 1, last + 1, last - w, last + w):
-        if color[q] != c or libs[head[q]] != 1:
+    for h in neighbour_chains(color, head, w, last, c, -1):
+        if h < 0 or libs[h] != 1:
             continue
-        h = head[q]
-        if h == d1 or h == d2 or h == d3:
-            continue
-        if d1 < 0:
-            d1 = h
-        elif d2 < 0:
-            d2 = h
-        else:
-            d3 = h
         mine = one_liberty(color, head, nxt, w, h)
         if not self_atari(color, head, libs, nxt, w, mine, c):
             n = _push(cand, n, mine)
@@ -342,25 +342,6 @@ def atari_defence(color, head, libs, nxt, w, last, c, cand):
     return n
 
 
-@njit(cache=True, nogil=True, inline='always')
-def _other_chains(color, head, w, x, col, h):
-    """Up to four heads of colour `col`'s chains next to `x` other than `h` (-1 where fewer)."""
-    o1 = o2 = o3 = o4 = -1
-    for q in (x - 1, x + 1, x - w, x + w):
-        if color[q] == col:
-            hq = head[q]
-            if hq != h and hq != o1 and hq != o2 and hq != o3:
-                if o1 < 0:
-                    o1 = hq
-                elif o2 < 0:
-                    o2 = hq
-                elif o3 < 0:
-                    o3 = hq
-                else:
-                    o4 = hq
-    return o1, o2, o3, o4
-
-
 @njit(cache=True, nogil=True)
 def simple_chain(color, head, nxt, w, h):
     """Fuego's IsSimpleChain: is the two-liberty chain `h` joined, through both its liberties,
@@ -369,8 +350,8 @@ def simple_chain(color, head, nxt, w, h):
     if l2 < 0:
         return False
     col = color[h]
-    a1, a2, a3, a4 = _other_chains(color, head, w, l1, col, h)
-    b1, b2, b3, b4 = _other_chains(color, head, w, l2, col, h)
+    a1, a2, a3, a4 = neighbour_chains(color, head, w, l1, col, h)
+    b1, b2, b3, b4 = neighbour_chains(color, head, w, l2, col, h)
     for a in (a1, a2, a3, a4):
         if a >= 0 and (a == b1 or a == b2 or a == b3 or a == b4):
             return True
@@ -399,19 +380,9 @@ def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     hl = head[last]
     if libs[hl] == 2:
         n = _good_liberties(color, head, libs, nxt, w, hl, c, cand, n)
-    d1 = d2 = d3 = -1
-    for q in (last - 1, last + 1, last - w, last + w):
-        if color[q] != c or libs[head[q]] != 2:
+    for h in neighbour_chains(color, head, w, last, c, -1):
+        if h < 0 or libs[h] != 2:
             continue
-        h = head[q]
-        if h == d1 or h == d2 or h == d3:
-            continue
-        if d1 < 0:
-            d1 = h
-        elif d2 < 0:
-            d2 = h
-        else:
-            d3 = h
         n = _good_liberties(color, head, libs, nxt, w, h, c, cand, n)
     return n
 
@@ -515,14 +486,7 @@ def run_rules_playout(b, c, rng, owner, pol, moves, replies):
     cand = points[:MAX_CANDIDATES]
     atari = points[MAX_CANDIDATES:MAX_CANDIDATES + ATARI_MAX]
     space = points[MAX_CANDIDATES + ATARI_MAX:]
-    natari = 0
-    for i in range(meta[M_NEMPTY]):   # the chains already in atari
-        q = empties[i]
-        for r in (q - 1, q + 1, q - w, q + w):
-            if (color[r] == 1 or color[r] == 2) and libs[head[r]] == 1 and natari < ATARI_MAX:
-                atari[natari] = q
-                natari += 1
-                break
+    natari = list_ataris(color, head, libs, w, empties, meta[M_NEMPTY], atari)
     nrec = moves.shape[0]
     cap = move_cap(b)
     t = 0

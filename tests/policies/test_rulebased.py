@@ -5,17 +5,18 @@ import numpy as np
 import pytest
 
 from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_NEMPTY, M_PASSES,
-                               WHITE, area_score, copy_board, copy_into, is_eye, is_legal, play)
+                               WHITE, area_score, copy_board, is_eye, is_legal, play)
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
 from policies import load_policy
 from policies.builtin import mogo_code_table
 from policies.features import NCODES, code_at
-from policies.kernel import NO_REPLIES, playout_moves
+from policies.kernel import NO_REPLIES, NO_RULES, playout_moves
 from policies.playout import move_cap
 from policies.rulebased import (MAX_CANDIDATES, atari_defence, low_liberty_moves, nakade_shape,
                                 playable, self_atari, self_atari_correction, surrounded)
 from helpers import board_from_ascii
+from test_local_playouts import first_move_counts
 from test_policy_softmax import chi_square, rejects, replayed
 
 
@@ -33,17 +34,9 @@ def vertices(size):
 
 
 def first_moves(board, c, pol, n, seed=3):
-    """How often each point is the first move of `n` seeded playouts from `board`."""
-    counts = np.zeros(board.color.shape[0], np.int64)
-    work = copy_board(board)
-    owner = np.zeros(board.color.shape[0], np.int8)
-    first = np.zeros(1, np.int32)
-    rng = make_rng(seed)
-    for _ in range(n):
-        copy_into(work, board)
-        playout_moves(work, c, rng, owner, pol, first, NO_REPLIES)
-        counts[first[0]] += 1
-    return counts
+    """How often each point is the first move of `n` seeded playouts (the rules ignore the
+    search's playout-rules table)."""
+    return first_move_counts(board, c, pol, NO_RULES, n, seed)
 
 
 def points_of(counts):

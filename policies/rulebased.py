@@ -37,8 +37,8 @@ for both colours).  The search's playout rules table (ladders, fight answers, na
 to the softmax kinds and is ignored.
 
 The policy's only table is `pclass[c - 1, code]`: 1 where the 3x3 code around a point matches
-a MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table).  As in policies/local.py, the
-board's arrays are bound once per playout and used through borrowed views.
+a MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table).  Everything a playout move
+runs is compiled without reference counting (engine/core/jit.py).
 """
 import numpy as np
 from numba import njit
@@ -46,11 +46,11 @@ from numba import njit
 from engine.core.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
                                M_NEMPTY, M_PASSES, M_WIDTH, PASS, area_score, is_legal,
                                next_stamp, play)
+from engine.core.jit import no_refcount
 from engine.core.rng import rand_below
 from engine.tactics.fights import NAKADE_MAX, one_liberty
 from policies.features import code_at, libs_after
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
-from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, stored_reply
 
 MAX_CANDIDATES = 64   # points listed for one draw (8 + 8 patterns; a few per chain otherwise)
@@ -85,7 +85,7 @@ def _touches(color, head, w, s, c, h1, h2, h3, h4):
     return False
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def self_atari(color, head, libs, nxt, w, p, c):
     """Would c at empty `p` leave its chain in atari?  Captured stones next to the new chain
     count as liberties; a capture by a lone stone (a ko-like recapture) is never a self-atari,
@@ -188,7 +188,7 @@ def surrounded(color, head, libs, w, p):
     return True
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def nakade_shape(color, mark, meta, w, p, c, space):
     """Do c's stones joined to empty `p`, with `p`, form a shape whose capture leaves one eye:
     three points or fewer, a square or pyramid four, a bulky or crossed five, a rabbity six?
@@ -226,7 +226,7 @@ def nakade_shape(color, mark, meta, w, p, c, space):
     return ends == 2 and crosses == 1 and hubs == 0
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
     """Fuego's IsMutualAtari: c at `p` puts three or more of its stones in atari, not in a
     nakade shape, at a point where the opponent's stone would be in atari too (a seki-like
@@ -247,7 +247,7 @@ def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
     return self_atari(color, head, libs, nxt, w, p, 3 - c)
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def playable(b, p, c, space):
     """Fuego's GeneratePoint: may a playout play c at `p`?  Legal (the simple ko included), not
     a point `surrounded` by one colour, not a `mutual_atari` (Fuego rejects those through a
@@ -262,7 +262,7 @@ def playable(b, p, c, space):
                             space)
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def random_move(b, c, rng, space):
     """A `playable` point drawn uniformly from the empty ones, or PASS (policies/playout.py's
     uniform_move with Fuego's filter: each point tried at most once)."""
@@ -291,7 +291,7 @@ def _push(cand, n, p):
     return n
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def select_random(b, cand, n, c, rng, space):
     """A playable point drawn uniformly from cand[:n] (repeats weigh more, as in Fuego), the
     unplayable ones dropped as they are drawn; -1 when none is."""
@@ -305,7 +305,7 @@ def select_random(b, cand, n, c, rng, space):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def atari_defence(color, head, libs, nxt, w, last, c, cand):
     """List c's answers to the atari the opponent's last move gave (module docstring, rule 2);
     returns their number."""
@@ -342,7 +342,7 @@ def atari_defence(color, head, libs, nxt, w, last, c, cand):
     return n
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def simple_chain(color, head, nxt, w, h):
     """Fuego's IsSimpleChain: is the two-liberty chain `h` joined, through both its liberties,
     to one other chain of its colour (so neither side needs to play there)?"""
@@ -358,7 +358,7 @@ def simple_chain(color, head, nxt, w, h):
     return False
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
     """Append the liberties of two-liberty chain `h` where its owner would reach three
     liberties or more and c's stone would not be in atari (Fuego's PlayGoodLiberties)."""
@@ -373,7 +373,7 @@ def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
     return n
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     """List c's moves at the two-liberty chains of the last move (module docstring, rule 3)."""
     n = 0
@@ -387,7 +387,7 @@ def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     return n
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
     """List the points around the last two moves that match a MoGo pattern and are not
     self-ataris (module docstring, rule 4)."""
@@ -410,7 +410,7 @@ def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
     return n
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def _captures(color, head, libs, w, p, c):
     """Would c at empty `p` capture (an opponent chain next to it in atari)?"""
     for q in (p - 1, p + 1, p - w, p + w):
@@ -419,7 +419,7 @@ def _captures(color, head, libs, w, p, c):
     return False
 
 
-@njit(cache=True, nogil=True)
+@no_refcount
 def self_atari_correction(b, color, head, libs, nxt, w, p, c):
     """`p`, or the point Fuego plays instead of the self-atari `p` (module docstring): next to
     c's chains, the first neighbour's point (itself if empty, its chain's other liberty if
@@ -470,19 +470,22 @@ def run_rules_playout(b, c, rng, owner, pol, moves, replies):
     """Play `b` out from c to move by the rules of the module docstring; returns the area score
     (Black minus White) with the final owners in `owner`; the first len(moves) moves are
     recorded in `moves`, and `replies` are the search's last good replies (policies/playout.py)."""
-    b = borrowed_board(b)
-    color = borrow(b.color)
-    head = borrow(b.head)
-    libs = borrow(b.libs)
-    nxt = borrow(b.nxt)
-    meta = borrow(b.meta)
-    empties = borrow(b.empties)
-    mogo = borrow(pol.pclass)
-    replies = borrow(replies)
-    rng = borrow(rng)
+    points = np.empty(MAX_CANDIDATES + ATARI_MAX + NAKADE_MAX + 1, np.int64)
+    play_rules_moves(b, c, rng, pol.pclass, moves, replies, points)
+    return area_score(b, owner)
+
+
+@no_refcount
+def play_rules_moves(b, c, rng, mogo, moves, replies, points):
+    """run_rules_playout's moves, to the end of the game (two passes or the move cap), with
+    `points` as scratch; compiled without reference counting, hence apart."""
+    color = b.color
+    head = b.head
+    libs = b.libs
+    nxt = b.nxt
+    meta = b.meta
+    empties = b.empties
     w = meta[M_WIDTH]
-    points_own = np.empty(MAX_CANDIDATES + ATARI_MAX + NAKADE_MAX + 1, np.int64)
-    points = borrow(points_own)
     cand = points[:MAX_CANDIDATES]
     atari = points[MAX_CANDIDATES:MAX_CANDIDATES + ATARI_MAX]
     space = points[MAX_CANDIDATES + ATARI_MAX:]
@@ -528,5 +531,4 @@ def run_rules_playout(b, c, rng, owner, pol, moves, replies):
         if p >= 0:
             natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
         c = 3 - c
-    points_own[0] = 0
-    return area_score(b, owner)
+

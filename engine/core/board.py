@@ -21,6 +21,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from engine.core.jit import no_refcount
+
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 PASS = -1
 MAX_SIZE = 25
@@ -126,7 +128,7 @@ def next_stamp(mark, meta):
     return np.int32(meta[M_STAMP])
 
 
-@njit(cache=True)
+@no_refcount
 def _remove_empty(b, p):
     n = b.meta[M_NEMPTY] - 1
     i = b.epos[p]
@@ -137,7 +139,7 @@ def _remove_empty(b, p):
     b.meta[M_NEMPTY] = n
 
 
-@njit(cache=True)
+@no_refcount
 def _add_empty(b, p):
     n = b.meta[M_NEMPTY]
     b.empties[n] = p
@@ -145,7 +147,7 @@ def _add_empty(b, p):
     b.meta[M_NEMPTY] = n + 1
 
 
-@njit(cache=True)
+@no_refcount
 def is_legal(b, p, c):
     """Can colour `c` play at `p` (a point, not PASS)?  Occupied, suicide and simple ko are illegal."""
     if b.color[p] != EMPTY:
@@ -166,7 +168,7 @@ def is_legal(b, p, c):
     return False
 
 
-@njit(cache=True)
+@no_refcount
 def is_eye(b, p, c):
     """Is empty `p` a single-point eye of colour `c`: every neighbour `c` (or edge) and the
     diagonals not controlled by the opponent (one opposing diagonal tolerated away from the edge)."""
@@ -188,7 +190,7 @@ def is_eye(b, p, c):
     return bad < 2
 
 
-@njit(cache=True)
+@no_refcount
 def _merge(b, keep, gone):
     """Join chain `gone` into chain `keep` (both heads); liberties are the caller's job."""
     head = b.head
@@ -223,7 +225,7 @@ def _libs_not_of(color, head, mark, stamp, w, big, c, s):
     return n
 
 
-@njit(cache=True)
+@no_refcount
 def _merged_libs(b, p, c):
     """Liberties of the chain that c's new stone at `p` makes of its two or more adjacent
     chains, counted before they are merged: the biggest one's (already without p), plus the
@@ -262,7 +264,7 @@ def _merged_libs(b, p, c):
     return n
 
 
-@njit(cache=True)
+@no_refcount
 def _capture(b, h, c):
     """Remove the chain `h` (colour 3-c); its points become liberties of the adjacent `c` chains."""
     color = b.color
@@ -301,7 +303,7 @@ def _capture(b, h, c):
     return n
 
 
-@njit(cache=True)
+@no_refcount
 def play(b, p, c):
     """Play colour `c` at `p` (or PASS).  The move must be legal (see `is_legal`); returns the
     number of stones captured."""

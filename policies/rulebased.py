@@ -231,8 +231,13 @@ def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
     """Fuego's IsMutualAtari: c at `p` puts three or more of its stones in atari, not in a
     nakade shape, at a point where the opponent's stone would be in atari too (a seki-like
     standoff whoever plays first loses)."""
-    if not self_atari(color, head, libs, nxt, w, p, c):
-        return False
+    return self_atari(color, head, libs, nxt, w, p, c) \
+        and _mutual(color, head, libs, csize, nxt, mark, meta, w, p, c, space)
+
+
+@no_refcount
+def _mutual(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
+    """mutual_atari at a point known to be a self-atari of c's."""
     n = 1
     for h in neighbour_chains(color, head, w, p, c, -1):
         if h >= 0:
@@ -247,40 +252,57 @@ def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
     return self_atari(color, head, libs, nxt, w, p, 3 - c)
 
 
+# What `playable` says of a point: the self-atari answer saves the caller from asking again
+# whether the move needs self_atari_correction.
+NOT_PLAYABLE = 0
+PLAYABLE = 1               # and not a self-atari
+PLAYABLE_SELF_ATARI = 2
+
+
+@no_refcount
+def _open(b, p, c):
+    """`playable` short of the mutual-atari test: an empty, legal point not `surrounded`."""
+    return p >= 0 and b.color[p] == EMPTY \
+        and not surrounded(b.color, b.head, b.libs, b.meta[M_WIDTH], p) and is_legal(b, p, c)
+
+
 @no_refcount
 def playable(b, p, c, space):
     """Fuego's GeneratePoint: may a playout play c at `p`?  Legal (the simple ko included), not
     a point `surrounded` by one colour, not a `mutual_atari` (Fuego rejects those through a
-    balancer that keeps the two colours' rejections within 100 of each other: always, here)."""
-    if p < 0 or b.color[p] != EMPTY:
-        return False
+    balancer that keeps the two colours' rejections within 100 of each other: always, here).
+    NOT_PLAYABLE (false), PLAYABLE or PLAYABLE_SELF_ATARI."""
+    if not _open(b, p, c):
+        return NOT_PLAYABLE
     w = b.meta[M_WIDTH]
-    color = b.color
-    if surrounded(color, b.head, b.libs, w, p) or not is_legal(b, p, c):
-        return False
-    return not mutual_atari(color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c,
-                            space)
+    if not self_atari(b.color, b.head, b.libs, b.nxt, w, p, c):
+        return PLAYABLE
+    if _mutual(b.color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
+        return NOT_PLAYABLE
+    return PLAYABLE_SELF_ATARI
 
 
 @no_refcount
 def random_move(b, c, rng, space):
     """A `playable` point drawn uniformly from the empty ones, or PASS (policies/playout.py's
-    uniform_move with Fuego's filter: each point tried at most once)."""
+    uniform_move with Fuego's filter: each point tried at most once); and whether it is a
+    self-atari."""
     empties = b.empties
     epos = b.epos
     k = b.meta[M_NEMPTY]
     while k > 0:
         i = rand_below(rng, k)
         p = empties[i]
-        if playable(b, p, c, space):
-            return p
+        status = playable(b, p, c, space)
+        if status != NOT_PLAYABLE:
+            return p, status == PLAYABLE_SELF_ATARI
         k -= 1
         q = empties[k]
         empties[i] = q
         epos[q] = i
         empties[k] = p
         epos[p] = k
-    return PASS
+    return PASS, False
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -292,17 +314,23 @@ def _push(cand, n, p):
 
 
 @no_refcount
-def select_random(b, cand, n, c, rng, space):
+def select_random(b, cand, n, c, rng, space, safe):
     """A playable point drawn uniformly from cand[:n] (repeats weigh more, as in Fuego), the
-    unplayable ones dropped as they are drawn; -1 when none is."""
+    unplayable ones dropped as they are drawn, and whether it is a self-atari; -1 when none is.
+    `safe`: the listed points are known not to be self-ataris (so not mutual ataris either)."""
     while n > 0:
         i = rand_below(rng, n)
         p = cand[i]
-        if playable(b, p, c, space):
-            return p
+        if safe:
+            if _open(b, p, c):
+                return p, False
+        else:
+            status = playable(b, p, c, space)
+            if status != NOT_PLAYABLE:
+                return p, status == PLAYABLE_SELF_ATARI
         n -= 1
         cand[i] = cand[n]
-    return -1
+    return -1, False
 
 
 @no_refcount
@@ -495,34 +523,38 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points):
     t = 0
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
         p = -1
+        risky = True   # p may be a self-atari (then it goes through self_atari_correction)
         last = meta[M_LAST]
         if last >= 0 and color[last] != EMPTY:
             hl = head[last]
             if libs[hl] == 1:
                 cand[0] = one_liberty(color, head, nxt, w, hl)
-                p = select_random(b, cand, 1, c, rng, space)
+                p, risky = select_random(b, cand, 1, c, rng, space, False)
             if p < 0:
                 n = atari_defence(color, head, libs, nxt, w, last, c, cand)
-                p = select_random(b, cand, n, c, rng, space)
+                p, risky = select_random(b, cand, n, c, rng, space, False)
             if p < 0:
                 n = low_liberty_moves(color, head, libs, nxt, w, last, c, cand)
-                p = select_random(b, cand, n, c, rng, space)
+                p, risky = select_random(b, cand, n, c, rng, space, True)
             if p < 0:
                 last2 = meta[M_LAST2]
                 if last2 >= 0 and color[last2] == EMPTY:
                     last2 = -1
                 n = pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand)
-                p = select_random(b, cand, n, c, rng, space)
+                p, risky = select_random(b, cand, n, c, rng, space, True)
         if p < 0:
             p = stored_reply(replies, meta, c)
-            if not playable(b, p, c, space):
+            status = playable(b, p, c, space)
+            risky = status == PLAYABLE_SELF_ATARI
+            if status == NOT_PLAYABLE:
                 p = -1
         if p < 0 and natari > 0:
             ko = meta[M_KO] if meta[M_KO_COLOR] == c else -1
             p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
+            risky = True
         if p < 0:
-            p = random_move(b, c, rng, space)
-        if p >= 0:
+            p, risky = random_move(b, c, rng, space)
+        if p >= 0 and risky:
             p = self_atari_correction(b, color, head, libs, nxt, w, p, c)
         if t < nrec:
             moves[t] = p
@@ -531,4 +563,3 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points):
         if p >= 0:
             natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
         c = 3 - c
-

@@ -371,10 +371,9 @@ def atari_defence(color, head, libs, nxt, w, last, c, cand):
 
 
 @no_refcount
-def simple_chain(color, head, nxt, w, h):
-    """Fuego's IsSimpleChain: is the two-liberty chain `h` joined, through both its liberties,
-    to one other chain of its colour (so neither side needs to play there)?"""
-    l1, l2 = two_liberties(color, nxt, w, h)
+def simple_chain(color, head, w, h, l1, l2):
+    """Fuego's IsSimpleChain: is the two-liberty chain `h` (liberties l1 and l2) joined, through
+    both its liberties, to one other chain of its colour (so neither side needs to play there)?"""
     if l2 < 0:
         return False
     col = color[h]
@@ -390,13 +389,14 @@ def simple_chain(color, head, nxt, w, h):
 def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
     """Append the liberties of two-liberty chain `h` where its owner would reach three
     liberties or more and c's stone would not be in atari (Fuego's PlayGoodLiberties)."""
-    if simple_chain(color, head, nxt, w, h):
+    l1, l2 = two_liberties(color, nxt, w, h)
+    if simple_chain(color, head, w, h, l1, l2):
         return n
     owner = color[h]
-    l1, l2 = two_liberties(color, nxt, w, h)
     for x in (l1, l2):
+        # Three liberties for c's own chain (captures aside) are no self-atari.
         if x >= 0 and libs_after(color, head, libs, nxt, w, x, owner, 3) >= 3 \
-                and not self_atari(color, head, libs, nxt, w, x, c):
+                and (owner == c or not self_atari(color, head, libs, nxt, w, x, c)):
             n = _push(cand, n, x)
     return n
 

@@ -7,7 +7,10 @@ atomics are not optimised away, and on shared machines they cost more than the
 Go logic itself (they were 65% of a pattern playout's time here).  `borrow(a)`
 returns the same array without a meminfo, for which numba's incref/decref
 return at once.  Use it only on arrays that outlive the view: take views on
-function entry of arrays the caller owns, never return or store them.
+function entry of arrays the caller owns, never return or store them.  Even for
+borrowed views numba still makes the calls; a function that neither allocates
+nor keeps arrays is better compiled without reference counting at all
+(engine/core/jit.py's `no_refcount`).
 
 Binding a record's field to a local once is not always cheaper than reading it each time:
 numba drops an increment-decrement pair that falls within one basic block, so a short

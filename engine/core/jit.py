@@ -4,9 +4,10 @@ they are given are compiled (the board's moves, the rule-based playouts).
 numba reference-counts each array a compiled function holds: a call to NRT_incref or
 NRT_decref (never inlined) for every array bound, passed or taken out of a record, on every
 path its pruning pass cannot pair up.  Borrowed views (policies/nrt.py) make those calls
-return at once, but the calls remain, and in the rule-based playouts they were a third of
-the time (BENCHMARKS.md, session 33).  Compiled without numba's runtime (its `_nrt=False`
-option) a function emits none.  numba refuses to compile such a function if it allocates (an
+return at once, but the calls remain, and they keep LLVM from optimising across them: without
+them the rule-based playouts ran 1.6 times as fast (BENCHMARKS.md, session 33).  Compiled
+without numba's runtime (`_nrt=False`, an option numba keeps for this use but does not
+document) a function emits none.  numba refuses to compile such a function if it allocates (an
 array, a list, a copy): move the allocation to the caller.  It must not return or store an
 array it was given either, which numba cannot check: use it for functions that return numbers.
 """

@@ -10,6 +10,12 @@ without numba's runtime (`_nrt=False`, an option numba keeps for this use but do
 document) a function emits none.  numba refuses to compile such a function if it allocates (an
 array, a list, a copy): move the allocation to the caller.  It must not return or store an
 array it was given either, which numba cannot check: use it for functions that return numbers.
+
+A function compiled for a call from a `no_refcount` one inherits the option unless it sets
+its own (numba's flag inheritance), so a callee that allocates (a board copy, the tree's
+expansion, a softmax playout) would need `_nrt=True` in its decorator.  The search loop and the
+local playouts were tried this way and did not run measurably faster (their reference counts
+were already pruned or borrowed; BENCHMARKS.md, session 33), so they keep plain `njit`.
 """
 from numba import njit
 

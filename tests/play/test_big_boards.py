@@ -14,12 +14,7 @@ def line_of(p, size):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [
-    19,
-    pytest.param(13, marks=pytest.mark.xfail(
-        strict=True, reason="issue 24: with local playouts (the 13x13 default since session 23) "
-                            "seed 1 plays B4 at move 5; seeds 0-4 put 4 of 50 moves on lines "
-                            "1-2, the full softmax 2 of 50 (BENCHMARKS.md, session 24)"))])
+@pytest.mark.parametrize("size", [19, 13])
 def test_the_first_ten_moves_with_the_defaults_keep_off_the_first_two_lines(size):
     e = Engine(size, 7.5, Settings(seed=1))
     moves = []

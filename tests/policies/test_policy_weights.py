@@ -125,12 +125,14 @@ def test_other_board_size_warns_or_is_refused_with_strict(tmp_path):
 
 def test_shipped_defaults():
     # The rule-based playouts won the 9x9 strength check against Fuego (BENCHMARKS.md, session
-    # 32); REINFORCE's weights, the default before, are still shipped.
-    assert default_policy_spec(9) == "rules"
-    path = default_softmax_spec(9)   # the tools' softmax on 9x9: the default it replaced
-    assert path == str(WEIGHTS_DIR / "9x9-reinforce.json")
-    assert read_weights(path).provenance["trainer"] == "reinforce"
-    assert default_softmax_spec(19) == default_policy_spec(19)   # a file already
+    # 32) and the 13x13 and 19x19 ones against the local playouts (session 33); the softmax
+    # weights they replaced are still shipped, and are the tools' softmax.
+    for n, name in ((9, "9x9-reinforce.json"), (13, "13x13-handcrafted.json"),
+                    (19, "19x19-handcrafted.json")):
+        assert default_policy_spec(n) == "rules"
+        assert default_softmax_spec(n) == str(WEIGHTS_DIR / name)
+    assert read_weights(default_softmax_spec(9)).provenance["trainer"] == "reinforce"
+    assert default_softmax_spec(7) == default_policy_spec(7) == "handcrafted"
     assert default_policy_spec(5) == "handcrafted"  # 5x5 files are shipped, none is the default
     assert (WEIGHTS_DIR / "5x5-twostep.json").exists()
     for n in range(2, 26):  # every default names a built-in policy or a file for its size

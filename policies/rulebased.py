@@ -228,16 +228,9 @@ def nakade_shape(color, mark, meta, w, p, c, space):
 
 @no_refcount
 def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
-    """Fuego's IsMutualAtari: c at `p` puts three or more of its stones in atari, not in a
-    nakade shape, at a point where the opponent's stone would be in atari too (a seki-like
-    standoff whoever plays first loses)."""
-    return self_atari(color, head, libs, nxt, w, p, c) \
-        and _mutual(color, head, libs, csize, nxt, mark, meta, w, p, c, space)
-
-
-@no_refcount
-def _mutual(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
-    """mutual_atari at a point known to be a self-atari of c's."""
+    """Fuego's IsMutualAtari, at a point the caller knows is a self-atari of c's: c at `p` puts
+    three or more of its stones in atari, not in a nakade shape, at a point where the
+    opponent's stone would be in atari too (a seki-like standoff whoever plays first loses)."""
     n = 1
     for h in neighbour_chains(color, head, w, p, c, -1):
         if h >= 0:
@@ -277,7 +270,7 @@ def playable(b, p, c, space):
     w = b.meta[M_WIDTH]
     if not self_atari(b.color, b.head, b.libs, b.nxt, w, p, c):
         return PLAYABLE
-    if _mutual(b.color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
+    if mutual_atari(b.color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
         return NOT_PLAYABLE
     return PLAYABLE_SELF_ATARI
 

@@ -52,7 +52,7 @@ from policies.local import run_local_playout
 from policies.rulebased import run_rules_playout
 from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES,  # noqa: F401
                               RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
-                              RULE_NAKADE, run_playout, scores)
+                              RULE_MERCY, RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")
@@ -102,7 +102,7 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
     if pol.kind == RULES:
-        return run_rules_playout(b, c, rng, owner, pol, moves, replies)
+        return run_rules_playout(b, c, rng, owner, pol, moves, replies, 0.0)
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, NO_RULES, b)
 
 
@@ -111,8 +111,11 @@ def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch)
     """`playout_moves` whose softmax playouts follow `rules` (softmax.RULE_*: set escapes into
     working ladders aside, read on `scratch`, a board of b's size; answer the last move's fight;
     take a nakade's vital point).  The search's `playout_ladders`, `playout_fights` and
-    `playout_nakade`."""
-    if pol.kind == UNIFORM or pol.kind == RULES:   # no playout rules of the search's
+    `playout_nakade`; the rule-based playouts read `playout_mercy` alone (RULE_MERCY)."""
+    if pol.kind == RULES:   # of the search's playout rules, the mercy rule alone
+        mercy = rules[RULE_MERCY] if rules.shape[0] > RULE_MERCY else 0.0
+        return run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy)
+    if pol.kind == UNIFORM:   # no playout rules
         return playout_moves(b, c, rng, owner, pol, moves, replies)
     if pol.kind == PATTERN3X3 and rules.shape[0] > RULE_LOCAL and rules[RULE_LOCAL] > 0.0:
         return run_local_playout(b, c, rng, owner, pol, moves, replies, rules, rules[RULE_LOCAL],

@@ -29,12 +29,13 @@ A move drawn is then *corrected* when it is a self-atari (module functions say h
 self-atari is a move after which the mover's chain has one liberty, counting the stones it
 captures (Fuego's GoBoardUtil::SelfAtari).
 
-Left out: Fuego's nakade heuristic and fill-board moves (off by default in 1.1), its mercy rule
-and score bonus (the search's, not the playout's), the fixed random order of its empty points
-within one playout, the balancer that lets a mutual atari through when one colour has had 100
-more refused than the other, and Fuego's colour-specific patterns (here every pattern holds
-for both colours).  The search's playout rules table (ladders, fight answers, nakade) belongs
-to the softmax kinds and is ignored.
+Fuego's mercy rule is the search's `playout_mercy` (`mercy_stones`).  Left out: Fuego's nakade
+heuristic and fill-board moves (off by default in 1.1), its score bonus (the search's), the
+fixed random order of its empty points within one playout, the balancer that lets a mutual
+atari through when one colour has had 100 more refused than the other, and Fuego's
+colour-specific patterns (here every pattern holds for both colours).  Of the search's playout
+rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
+belongs to the softmax kinds.
 
 The policy's only table is `pclass[c - 1, code]`: 1 where the 3x3 code around a point matches
 a MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table).  Everything a playout move
@@ -43,9 +44,9 @@ runs is compiled without reference counting (engine/core/jit.py).
 import numpy as np
 from numba import njit
 
-from engine.core.board import (BORDER, EMPTY, M_KO, M_KO_COLOR, M_LAST, M_LAST2, M_MOVES,
-                               M_NEMPTY, M_PASSES, M_WIDTH, PASS, area_score, is_legal,
-                               next_stamp, play)
+from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST,
+                               M_LAST2, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS,
+                               area_score, is_legal, next_stamp, play)
 from engine.core.jit import no_refcount
 from engine.core.rng import rand_below
 from engine.tactics.fights import NAKADE_MAX, one_liberty
@@ -487,19 +488,33 @@ def self_atari_correction(b, color, head, libs, nxt, w, p, c):
 
 
 @njit(cache=True, nogil=True)
-def run_rules_playout(b, c, rng, owner, pol, moves, replies):
+def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy):
     """Play `b` out from c to move by the rules of the module docstring; returns the area score
     (Black minus White) with the final owners in `owner`; the first len(moves) moves are
-    recorded in `moves`, and `replies` are the search's last good replies (policies/playout.py)."""
+    recorded in `moves`, and `replies` are the search's last good replies (policies/playout.py).
+    `mercy` > 0 ends the game early by the `mercy_stones` rule (0: played to the end)."""
     points = np.empty(MAX_CANDIDATES + ATARI_MAX + NAKADE_MAX + 1, np.int64)
-    play_rules_moves(b, c, rng, pol.pclass, moves, replies, points)
+    play_rules_moves(b, c, rng, pol.pclass, moves, replies, points,
+                     mercy_stones(b.meta[M_SIZE], mercy))
     return area_score(b, owner)
 
 
+@njit(cache=True, nogil=True)
+def mercy_stones(size, mercy):
+    """Fuego's mercy rule: a playout ends once one colour has captured this many stones more
+    than the other, `mercy` times the board's points (Fuego: 0.3, 24 on 9x9), and is scored as
+    it stands (Tromp-Taylor; the empty board's 9x9 playouts it ends, 42%, are won by the same
+    colour as when played to the end: BENCHMARKS.md, session 34).  Unlike Fuego's, the count
+    starts at the playout's first move, not from the stones on the board, so that a lopsided
+    position is still played out.  0: off."""
+    return int(mercy * size * size) if mercy > 0.0 else 0
+
+
 @no_refcount
-def play_rules_moves(b, c, rng, mogo, moves, replies, points):
-    """run_rules_playout's moves, to the end of the game (two passes or the move cap), with
-    `points` as scratch; compiled without reference counting, hence apart."""
+def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy):
+    """run_rules_playout's moves, to the end of the game (two passes or the move cap) or until
+    one colour has captured `mercy` stones more than the other (0: no limit), with `points` as
+    scratch; compiled without reference counting, hence apart."""
     color = b.color
     head = b.head
     libs = b.libs
@@ -514,7 +529,10 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points):
     nrec = moves.shape[0]
     cap = move_cap(b)
     t = 0
+    lead = 0   # stones Black has captured in this playout minus those White has
     while meta[M_PASSES] < 2 and meta[M_MOVES] < cap:
+        if mercy > 0 and (lead >= mercy or -lead >= mercy):
+            break
         p = -1
         risky = True   # p may be a self-atari (then it goes through self_atari_correction)
         last = meta[M_LAST]
@@ -555,4 +573,5 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points):
         play(b, p, c)
         if p >= 0:
             natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
+            lead += meta[M_CAUGHT] if c == BLACK else -meta[M_CAUGHT]
         c = 3 - c

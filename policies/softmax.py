@@ -421,9 +421,11 @@ def add_psi(b, st, pol, c, total, a, grad, gi):
 
 LADDER_REDRAWS = 3  # escapes set aside per move at most (a move rarely offers more)
 # run_playout's `rules`.  RULE_LOCAL > 0: local playouts instead (policies/local.py), which
-# alone read RULE_CAPTURES.
-RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL, RULE_CAPTURES, RULE_CAPTURE_NAKADE = range(6)
-NO_RULES = np.zeros(6)
+# alone read RULE_CAPTURES; RULE_MERCY is read by the rule-based playouts alone
+# (policies/rulebased.py).
+(RULE_LADDERS, RULE_FIGHTS, RULE_NAKADE, RULE_LOCAL, RULE_CAPTURES, RULE_CAPTURE_NAKADE,
+ RULE_MERCY) = range(7)
+NO_RULES = np.zeros(7)
 
 
 @njit(cache=True, nogil=True, inline='always')

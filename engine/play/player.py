@@ -246,13 +246,18 @@ class Engine:
         return self.game.candidates(colour)
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
-               should_stop=None, allowed=None, deeper=()):
+               should_stop=None, allowed=None, deeper=(), full_playouts=False):
         """Search the current position for `colour` until `total` simulations, `deadline`,
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
         `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
         only those moves, and `deeper[d - 1]` (a set of points) are kept out of the nodes d
-        plies below the root.  Returns the number of simulations run."""
+        plies below the root; `full_playouts` plays every playout to its end (no mercy rule),
+        for analysis, whose scores and ownership the mercy rule would shrink.  Returns the
+        number of simulations run."""
         g = self.game
+        params = self.settings.params
+        if full_playouts:
+            params = params._replace(playout_mercy=0.0)
         policy, prior = self.policy, self.prior  # first: a board-size change renews the trees
         searchers = self._searchers()
         exclude = search.unrestricted(g.board.color.shape[0], 1 + len(deeper))
@@ -276,7 +281,7 @@ class Engine:
             try:
                 while not self.stop.is_set() and (share is None or done[t] < share):
                     n = BATCH if share is None else min(BATCH, share - done[t])
-                    search.run(s.tree, root, policy, prior, self.settings.params, n, rng)
+                    search.run(s.tree, root, policy, prior, params, n, rng)
                     done[t] += n
                     if deadline is not None and self.now() > deadline:
                         break
@@ -414,7 +419,7 @@ class Engine:
         `allowed` and `deeper`, the moves restricted as in `search`."""
         self.stop.clear()
         self.search(colour, report=report, interval=interval, should_stop=should_stop,
-                    allowed=allowed, deeper=deeper)
+                    allowed=allowed, deeper=deeper, full_playouts=True)
         report()
 
     def ponder(self, should_stop):
@@ -523,7 +528,9 @@ class Engine:
         policy = self.policy   # first: a board-size change brings its parameters
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
-        params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
+        # Played to the end: the mercy rule would score a stopped playout's open areas as no one's.
+        params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf,
+                             playout_mercy=0.0)
         root = search.Root(g.board, colour, g.scoring_komi,
                            search.unrestricted(g.board.color.shape[0]))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.

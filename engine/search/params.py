@@ -14,7 +14,7 @@ from collections import namedtuple
 from numba import njit
 
 from policies.kernel import (NO_RULES, RULE_CAPTURE_NAKADE, RULE_CAPTURES, RULE_FIGHTS,
-                            RULE_LADDERS, RULE_LOCAL, RULE_NAKADE)
+                            RULE_LADDERS, RULE_LOCAL, RULE_MERCY, RULE_NAKADE)
 
 # name, default, meaning.  Why each default is what it is: BENCHMARKS.md, Strength.
 PARAMS = (
@@ -56,6 +56,9 @@ PARAMS = (
     ("playout_capture_nakade", 0.0, "probability that a playout move, after the opponent's "
                                     "capture of 3 to 6 stones, takes the vital point of the "
                                     "space left (a nakade shape then makes one eye, not two)"),
+    ("playout_mercy", 0.0, "rule-based playouts: end a playout, scored as it stands, once one "
+                           "colour has captured this share of the board's points more than the "
+                           "other (Fuego's mercy rule: 0.3; 0: off)"),
 )
 
 # The parameters that are switches (0 off, 1 on): GoGui's parameter dialog shows them as
@@ -102,6 +105,7 @@ def playout_rules(params):
     rules[RULE_LOCAL] = params.playout_local
     rules[RULE_CAPTURES] = params.playout_captures
     rules[RULE_CAPTURE_NAKADE] = params.playout_capture_nakade
+    rules[RULE_MERCY] = params.playout_mercy
     return rules
 
 

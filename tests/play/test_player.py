@@ -519,3 +519,29 @@ def test_the_shipped_size_parameters_are_known_search_parameters():
     from policies import default_search_params
     for size in range(2, 26):
         with_params(default_params(), **default_search_params(size))  # KeyError if unknown
+
+
+def test_the_mercy_rule_changes_play_but_not_analysis_or_ownership(monkeypatch):
+    """`playout_mercy` ends the rule-based playouts of a search early, so the statistics of a
+    seeded search change; a search for analysis (`full_playouts`) and the ownership behind
+    final_status play every playout to its end, as with the rule off."""
+    def rules_engine(mercy):
+        e = Engine(9, 7.5, Settings(seed=3, resign=0.0), weights="rules")
+        e.set_param("playout_mercy", mercy)   # 8 stones: often reached from the empty board
+        return e
+
+    def stats(mercy, **kw):
+        e = rules_engine(mercy)
+        e.search(BLACK, total=300, **kw)
+        return stats_of(e)
+
+    off = stats(0.0)
+    assert stats(0.1) != off
+    assert stats(0.1, full_playouts=True) == off
+    np.testing.assert_array_equal(rules_engine(0.1).ownership(BLACK, 100)[0],
+                                  rules_engine(0.0).ownership(BLACK, 100)[0])
+    asked = {}
+    e = rules_engine(0.1)
+    monkeypatch.setattr(e, "search", lambda *a, **kw: asked.update(kw))
+    e.analyze(BLACK, report=lambda: None, interval=1.0, should_stop=lambda: True)
+    assert asked.get("full_playouts") is True

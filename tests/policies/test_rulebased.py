@@ -13,8 +13,9 @@ from policies.builtin import mogo_code_table
 from policies.features import NCODES, code_at
 from policies.kernel import NO_REPLIES, NO_RULES, playout_moves
 from policies.playout import move_cap
-from policies.rulebased import (MAX_CANDIDATES, atari_defence, low_liberty_moves, nakade_shape,
-                                playable, self_atari, self_atari_correction, surrounded)
+from policies.rulebased import (MAX_CANDIDATES, atari_defence, low_liberty_moves, mercy_stones,
+                                nakade_shape, playable, run_rules_playout, self_atari,
+                                self_atari_correction, surrounded)
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
 from test_policy_softmax import chi_square, rejects, replayed
@@ -279,3 +280,44 @@ def test_playouts_are_legal_games_that_end_with_nothing_playable(rules, seed):
     space = np.zeros(8, np.int64)
     for p in b.empties[:b.meta[M_NEMPTY]]:
         assert not playable(b, int(p), BLACK, space) and not playable(b, int(p), WHITE, space)
+
+
+def test_mercy_stones_is_fuegos_share_of_the_board():
+    assert mercy_stones(9, 0.3) == 24 and mercy_stones(19, 0.3) == 108
+    assert mercy_stones(9, 0.0) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mercy_rule_ends_a_playout_when_the_capture_lead_first_reaches_it(rules, seed):
+    """With the mercy rule (here 8 stones, so that it often applies), a playout stops at the
+    first move after which one colour has captured that many stones more than the other in
+    this playout, and is scored as it stands; without it, the same seed plays on."""
+    start, c0 = replayed(9, seed, 10 + 3 * seed)
+    mercy = 8 / 81
+    threshold = mercy_stones(9, mercy)
+    stopped = 0
+    for k in range(10):
+        b = copy_board(start)
+        owner = np.zeros(b.color.shape[0], np.int8)
+        record = np.full(4 * 81 + 64, -3, np.int64)
+        score = run_rules_playout(b, c0, make_rng(100 * seed + k), owner, rules, record,
+                                  NO_REPLIES, mercy)
+        assert score == area_score(b, np.zeros_like(owner))
+        n = int(b.meta[M_MOVES] - start.meta[M_MOVES])
+        replay, c, lead = copy_board(start), c0, 0
+        for t, p in enumerate(record[:n]):
+            assert abs(lead) < threshold   # no move is played once the rule applies
+            caught = play(replay, int(p), c)
+            lead += caught if c == BLACK else -caught
+            c = 3 - c
+        assert np.array_equal(replay.color, b.color)
+        if abs(lead) >= threshold:
+            stopped += 1
+            assert b.meta[M_PASSES] < 2
+            full = copy_board(start)
+            run_rules_playout(full, c0, make_rng(100 * seed + k), owner, rules,
+                              np.zeros(0, np.int64), NO_REPLIES, 0.0)
+            assert full.meta[M_MOVES] > b.meta[M_MOVES]
+        else:
+            assert b.meta[M_PASSES] >= 2 or b.meta[M_MOVES] >= move_cap(start)
+    assert stopped > 0

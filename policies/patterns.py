@@ -112,6 +112,12 @@ def location_code(b, p, base):
     return base + (opening * LOCATION_CAP + near - 1) * LOCATION_CAP + far - 1
 
 
+def is_opening_location(code, base):
+    """Is `code` a location code (`base`: location_base of the prior's radius) of the
+    opening?"""
+    return base + LOCATION_CAP * LOCATION_CAP <= code < base + LOCATION_CODES
+
+
 @njit(cache=True, nogil=True)
 def _weight_of(keys, weights, code):
     j = np.searchsorted(keys, code)

@@ -14,7 +14,8 @@ from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions
 from policies.kernel import move_scores
 from policies.loader import policy_from_theta
-from policies.patterns import code_at, layout, location_base, location_code, offsets
+from policies.patterns import (code_at, is_opening_location, layout, location_base,
+                               location_code, offsets)
 from policies.softmax import EXCLUDED_SCORE
 from policies.train.patterns import fit
 from policies.weights import feature_names
@@ -229,6 +230,15 @@ def test_a_location_is_the_distances_to_the_two_nearest_edges_and_the_phase():
     # After the opening (36 stones on 19x19, here 40) the same point has another code.
     assert location(19, "D4", stones=40) == location(19, "D4") - cap * cap
     assert location(19, "D4", stones=30) == location(19, "D4")
+
+
+def test_opening_locations_are_the_location_codes_of_the_opening_alone():
+    base = location_base(3)
+    assert is_opening_location(base + location(19, "D4"), base)
+    assert is_opening_location(base + location(19, "A1"), base)
+    assert not is_opening_location(base + location(19, "D4", stones=40), base)
+    assert not is_opening_location(base - 1, base)        # the largest diamond code
+    assert not is_opening_location(base + 2 * 7 * 7, base)  # past the location codes
 
 
 def test_location_weights_add_to_every_point_of_their_class():

@@ -32,7 +32,8 @@ from engine.search import tree as tree_mod
 from engine.search.params import Params, default_params, with_params
 from engine.tactics.ladders import chain_liberties
 from policies import (default_policy_spec, default_prior_spec, default_search_params,
-                      load_policy, with_gain)
+                      default_softmax_spec, load_policy, with_gain)
+from policies.kernel import RULES
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
 EARLY_STOP_MIN_SIMS = 256  # simulations before the rate, hence an early stop, is trusted
@@ -144,6 +145,7 @@ class Engine:
         size = self.game.size
         self._policy = load_policy(spec or default_policy_spec(size), size)
         self._gained = None  # (gain, the policy times it), made when first asked for
+        self._status = None  # the status_policy, made when first asked for
         self.weights, self._policy_size = spec, size
         self._apply_size_params(size)
         if self._prior_size != size:
@@ -197,6 +199,20 @@ class Engine:
         if self._gained is None or self._gained[0] != gain:
             self._gained = (gain, self._policy if gain == 1.0 else with_gain(self._policy, gain))
         return self._gained[1]
+
+    @property
+    def status_policy(self):
+        """The playouts behind final_status and ownership: the playout policy, except that the
+        rule-based playouts give way to the board size's best softmax (default_softmax_spec).
+        The rules never play a self-atari, so a group whose capture starts with one (a
+        throw-in, or filling its last outside liberty) stays alive in every playout; the
+        softmax plays such moves now and then (BENCHMARKS.md, session 34)."""
+        policy = self.policy
+        if int(policy.kind) != RULES:
+            return policy
+        if self._status is None:
+            self._status = load_policy(default_softmax_spec(self.game.size), self.game.size)
+        return self._status
 
     @property
     def prior(self):
@@ -522,10 +538,10 @@ class Engine:
 
     def ownership(self, colour=None, playouts=OWNERSHIP_PLAYOUTS):
         """(black_share, white_share): fraction of playouts in which each point ends owned by
-        each colour, playing the current position out with the playout policy."""
+        each colour, playing the current position out with the `status_policy`."""
         g = self.game
         colour = colour or g.to_play
-        policy = self.policy   # first: a board-size change brings its parameters
+        policy = self.status_policy   # first: a board-size change brings its parameters
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
         # Played to the end: the mercy rule would score a stopped playout's open areas as no one's.

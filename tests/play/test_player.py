@@ -14,7 +14,7 @@ from engine.play.game import Game, setup_board
 from engine.play.player import RESIGN_AFTER, Engine, Settings
 from engine.search.tree import best_child, find_child
 from policies import load_policy, policy_probabilities
-from policies.kernel import move_scores, uniform_policy
+from policies.kernel import RULES, move_scores, uniform_policy
 
 from helpers import SIZE, at, board_from_ascii
 
@@ -545,3 +545,27 @@ def test_the_mercy_rule_changes_play_but_not_analysis_or_ownership(monkeypatch):
     monkeypatch.setattr(e, "search", lambda *a, **kw: asked.update(kw))
     e.analyze(BLACK, report=lambda: None, interval=1.0, should_stop=lambda: True)
     assert asked.get("full_playouts") is True
+
+
+# A 9x9 game against GnuGo (tests/lab/test_gnugo.py, session 34) ending with White's group on
+# the top edge dead: Black's A9 (a self-atari) puts it in atari, and White's capture of D9
+# leaves it one liberty, D9, where Black takes it all.
+DEAD_GROUP_GAME = (
+    "E5 C5 D7 G3 G7 D4 E4 E3 B6 F4 B5 B4 A4 B3 A3 B2 H6 C6 C7 D6 E6 A2 J3 H2 D5 C4 H4 G4 J2 "
+    "G5 H3 G2 H5 G6 F7 H7 H8 J8 B7 A5 A6 A4 H1 J6 G1 F1 F6 J1 H9 H1 F5 J7 J9 G8 J5 F8 PASS E8 "
+    "E7 D8 PASS C8 PASS B8 A8 H7 J7 B9 G9 F9 D9 C9 PASS PASS").split()
+
+
+def test_final_status_sees_a_group_killed_through_a_self_atari():
+    """The rule-based playouts never play a self-atari, so they never kill this group; the
+    status playouts (Engine.status_policy) do, and final_status and the score agree with
+    GnuGo's (B+1.5)."""
+    e = Engine(9, 7.5, Settings(seed=3))
+    assert int(e.policy.kind) == RULES            # the 9x9 default: the rule-based playouts
+    colour = BLACK
+    for v in DEAD_GROUP_GAME:
+        e.game.play(colour, PASS if v == "PASS" else at(v, 9))
+        colour = WHITE if colour == BLACK else BLACK
+    dead = {format_vertex(p, 9) for chain in e.final_status()["dead"] for p in chain}
+    assert dead == {"B9", "C9", "F9", "B8", "C8", "D8", "E8", "F8", "G8"}
+    assert e.final_score() == pytest.approx(1.5)

@@ -72,12 +72,13 @@ def _gtp(commands, size=9):
     """Run commands through one seeded engine process; returns the answers (text after '=')."""
     text = "".join(c + "\n" for c in commands) + "quit\n"
     # The answers were recorded with full softmax playouts on every size, and with the tree's
-    # global defaults (T = 100, C = 0.1): the local playouts and tree settings a size's
-    # defaults may choose (weights/defaults.json) are tested by cases of their own.
+    # global defaults (T = 100, C = 0.1), every playout played to its end: the local playouts,
+    # tree settings and mercy rule a size's defaults may choose (weights/defaults.json) are
+    # tested by cases of their own.
     run = subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), "--size", str(size),
                           "--playouts", str(PLAYOUTS), "--seed", "7", "--resign", "0",
                           "--param", "playout_local=0", "--param", "prune_visits=100",
-                          "--param", "uct_c=0.1"],
+                          "--param", "uct_c=0.1", "--param", "playout_mercy=0"],
                          input=text, capture_output=True, text=True, cwd=ROOT, timeout=900)
     answers = [a for a in run.stdout.split("\n\n") if a.strip()]
     assert len(answers) == len(commands) + 1, run.stderr[-2000:]

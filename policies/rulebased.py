@@ -503,8 +503,8 @@ def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy):
 def mercy_stones(size, mercy):
     """Fuego's mercy rule: a playout ends once one colour has captured this many stones more
     than the other, `mercy` times the board's points (Fuego: 0.3, 24 on 9x9), and is scored as
-    it stands (Tromp-Taylor; the empty board's 9x9 playouts it ends, 42%, are won by the same
-    colour as when played to the end: BENCHMARKS.md, session 34).  Unlike Fuego's, the count
+    it stands (Tromp-Taylor, which Fuego does not do: it counts a win for the side ahead; how
+    often the two differ is measured in BENCHMARKS.md, session 34).  Unlike Fuego's, the count
     starts at the playout's first move, not from the stones on the board, so that a lopsided
     position is still played out.  0: off."""
     return int(mercy * size * size) if mercy > 0.0 else 0

@@ -544,9 +544,7 @@ class Engine:
         policy = self.status_policy   # first: a board-size change brings its parameters
         t = tree_mod.new_tree(g.board.color.shape[0] + 16, g.board.color.shape[0])
         # The root only (every simulation is a playout), its moves drawn from the policy too.
-        # Played to the end: the mercy rule would score a stopped playout's open areas as no one's.
-        params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf,
-                             playout_mercy=0.0)
+        params = with_params(self.settings.params, expand_visits=math.inf, prune_visits=math.inf)
         root = search.Root(g.board, colour, g.scoring_komi,
                            search.unrestricted(g.board.color.shape[0]))
         # The first moves too are drawn from the playout policy (not the prior): a pure playout.

@@ -523,8 +523,9 @@ def test_the_shipped_size_parameters_are_known_search_parameters():
 
 def test_the_mercy_rule_changes_play_but_not_analysis_or_ownership(monkeypatch):
     """`playout_mercy` ends the rule-based playouts of a search early, so the statistics of a
-    seeded search change; a search for analysis (`full_playouts`) and the ownership behind
-    final_status play every playout to its end, as with the rule off."""
+    seeded search change; a search for analysis (`full_playouts`) plays every playout to its
+    end, as with the rule off, and so does the ownership behind final_status (its playouts are
+    the status_policy's softmax, which the rule does not touch)."""
     def rules_engine(mercy):
         e = Engine(9, 7.5, Settings(seed=3, resign=0.0), weights="rules")
         e.set_param("playout_mercy", mercy)   # 8 stones: often reached from the empty board

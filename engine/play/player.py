@@ -262,14 +262,16 @@ class Engine:
         return self.game.candidates(colour)
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
-               should_stop=None, allowed=None, deeper=(), full_playouts=False):
+               should_stop=None, allowed=None, deeper=(), full_playouts=False,
+               stop_when_decided=True):
         """Search the current position for `colour` until `total` simulations, `deadline`,
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
         `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
         only those moves, and `deeper[d - 1]` (a set of points) are kept out of the nodes d
         plies below the root; `full_playouts` plays every playout to its end (no mercy rule),
-        for analysis, whose scores and ownership the mercy rule would shrink.  Returns the
-        number of simulations run."""
+        for analysis, whose scores and ownership the mercy rule would shrink;
+        `stop_when_decided` ends a search with a deadline once its move cannot change
+        (`_decided`).  Returns the number of simulations run."""
         g = self.game
         params = self.settings.params
         if full_playouts:
@@ -321,7 +323,8 @@ class Engine:
                 th.join(timeout=0.02 if watching else None)
                 if should_stop is not None and should_stop():
                     self.stop.set()
-                if deadline is not None and self._decided(start, sum(done), deadline):
+                if (deadline is not None and stop_when_decided
+                        and self._decided(start, sum(done), deadline)):
                     self.stopped_early = True
                     self.stop.set()
                 if report and self.now() >= next_report:
@@ -413,6 +416,14 @@ class Engine:
             pv.append(int(t.move[node]))
         return pv
 
+    def time_is_banked(self):
+        """Does the time a move leaves unused go to later moves?  Under a GTP clock it does,
+        so a search stops once its move is decided.  With a fixed time a move (`--time`, no
+        clock) it would be lost, so the search goes on to its deadline: the visits it adds
+        under the chosen move start the next search (tree reuse), as Fuego's full second
+        does (BENCHMARKS.md, session 35)."""
+        return self.clock.limited
+
     def think_budget(self, colour):
         """(deadline or None, simulation count or None) for the next decision."""
         g = self.game
@@ -477,7 +488,7 @@ class Engine:
                 return p
         deadline, total = self.think_budget(colour)
         sims = self.search(colour, deadline, total, report, interval, should_stop,
-                           deeper=deeper)
+                           deeper=deeper, stop_when_decided=self.time_is_banked())
         stats = self.root_stats()
         if cleanup:
             stats = [s for s in stats if s.move != PASS] or stats
@@ -518,7 +529,7 @@ class Engine:
         moves, which the tree never expands, only when nothing else is allowed)."""
         deadline, total = self.think_budget(colour)
         self.search(colour, deadline, total, report, interval, should_stop, allowed=allowed,
-                    deeper=deeper)
+                    deeper=deeper, stop_when_decided=self.time_is_banked())
         stats = [s for s in self.root_stats() if s.move in allowed]
         if stats:
             return stats[0].move

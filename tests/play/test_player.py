@@ -475,6 +475,18 @@ def test_a_decided_search_stops_before_its_deadline():
     assert e.now.t - 1000.0 < 50.0
 
 
+def test_a_fixed_time_a_move_is_searched_to_its_deadline():
+    """With `--time` and no clock the time a move leaves unused is lost, so the same decided
+    search goes on to its deadline: its visits start the next search."""
+    e = engine(5, komi=0.5, seconds=1.0)
+    e.game.reset(board=board_from_ascii(CAPTURE))
+    e.now = FakeClock(step=0.002)          # 1 s of budget is 500 reads
+    move = e.genmove(BLACK)
+    assert not e.stopped_early
+    assert move == at("E3", 5)
+    assert e.now.t - 1000.0 >= 1.0
+
+
 # -- the board size's parameters (weights/defaults.json "params") -------------------------------
 
 @pytest.fixture

@@ -420,8 +420,8 @@ class Engine:
         """Does the time a move leaves unused go to later moves?  Under a GTP clock it does,
         so a search stops once its move is decided.  With a fixed time a move (`--time`, no
         clock) it would be lost, so the search goes on to its deadline: the visits it adds
-        under the chosen move start the next search (tree reuse), as Fuego's full second
-        does (BENCHMARKS.md, session 35)."""
+        under the chosen move start the next search (tree reuse).  Fuego, too, spends its
+        whole second (BENCHMARKS.md, session 35)."""
         return self.clock.limited
 
     def think_budget(self, colour):

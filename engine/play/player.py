@@ -262,16 +262,15 @@ class Engine:
         return self.game.candidates(colour)
 
     def search(self, colour, deadline=None, total=None, report=None, interval=1.0,
-               should_stop=None, allowed=None, deeper=(), full_playouts=False,
-               stop_when_decided=True):
+               should_stop=None, allowed=None, deeper=(), full_playouts=False):
         """Search the current position for `colour` until `total` simulations, `deadline`,
         `should_stop()` (polled every 20 ms) or `self.stop`; calls `report()` every
         `interval` seconds meanwhile; with `allowed` (a set of points) the root considers
         only those moves, and `deeper[d - 1]` (a set of points) are kept out of the nodes d
         plies below the root; `full_playouts` plays every playout to its end (no mercy rule),
-        for analysis, whose scores and ownership the mercy rule would shrink;
-        `stop_when_decided` ends a search with a deadline once its move cannot change
-        (`_decided`).  Returns the number of simulations run."""
+        for analysis, whose scores and ownership the mercy rule would shrink.  A search with a
+        deadline ends early once its move cannot change (`_decided`) if the time saved goes
+        to later moves (`time_is_banked`).  Returns the number of simulations run."""
         g = self.game
         params = self.settings.params
         if full_playouts:
@@ -316,6 +315,7 @@ class Engine:
         for th in pool:
             th.start()
         start = self.now()
+        early_stop = deadline is not None and self.time_is_banked()
         next_report = start + interval
         watching = report is not None or should_stop is not None or deadline is not None
         for th in pool:
@@ -323,8 +323,7 @@ class Engine:
                 th.join(timeout=0.02 if watching else None)
                 if should_stop is not None and should_stop():
                     self.stop.set()
-                if (deadline is not None and stop_when_decided
-                        and self._decided(start, sum(done), deadline)):
+                if early_stop and self._decided(start, sum(done), deadline):
                     self.stopped_early = True
                     self.stop.set()
                 if report and self.now() >= next_report:
@@ -488,7 +487,7 @@ class Engine:
                 return p
         deadline, total = self.think_budget(colour)
         sims = self.search(colour, deadline, total, report, interval, should_stop,
-                           deeper=deeper, stop_when_decided=self.time_is_banked())
+                           deeper=deeper)
         stats = self.root_stats()
         if cleanup:
             stats = [s for s in stats if s.move != PASS] or stats
@@ -529,7 +528,7 @@ class Engine:
         moves, which the tree never expands, only when nothing else is allowed)."""
         deadline, total = self.think_budget(colour)
         self.search(colour, deadline, total, report, interval, should_stop, allowed=allowed,
-                    deeper=deeper, stop_when_decided=self.time_is_banked())
+                    deeper=deeper)
         stats = [s for s in self.root_stats() if s.move in allowed]
         if stats:
             return stats[0].move

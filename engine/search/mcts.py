@@ -14,7 +14,8 @@ al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
   order of H;
 - with RAVE on, v blends the child's own mean with its all-moves-as-first mean,
   β = ñ / (n + ñ + n·ñ/equiv); with `rave_decay` a simulation's AMAF update counts more for
-  a move played soon after the node than for one played near the simulation's end.
+  a move played soon after the node than for one played near the simulation's end; with
+  `rave_skip` s, a selection ignores RAVE with probability s (Fuego's randomized RAVE).
 
 With `score_weight` w > 0 a simulation's result is (1 − w)·win + w·(1 + m)/2, m its margin
 over `score_scale` clipped to [−1, 1] (Pachi's val_scale), so that the search prefers safer
@@ -172,6 +173,8 @@ def select_child(tree, node, params, rng):
         allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
     log_np = np.log(max(n_p, 1))  # a fresh node (T = 0) selects too
     rave = params.rave > 0.0
+    if rave and params.rave_skip > 0.0 and rand_float(rng) < params.rave_skip:
+        rave = False
     best = -1
     best_score = -1e300
     for i in range(n_child):

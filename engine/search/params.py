@@ -39,6 +39,10 @@ PARAMS = (
     ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
     ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
                         "end (Fuego's weighted updates: 1; 0: all alike)"),
+    ("rave_skip", 0.0, "RAVE: share of selections that ignore it (and the prior's virtual games "
+                       "it holds), taking the best mean or an unvisited child, so that a move "
+                       "RAVE undervalues is still tried (Fuego's randomize_rave_frequency 20: "
+                       "0.05; 0: never)"),
     ("playout_gain", 1.0, "playout softmax weights times this (inverse temperature: >1 colder, "
                           "favourite moves more often); applied when the engine loads the policy"),
     ("ladder_nets", 0.0, "net moves (geta) the tree's ladder reading may try in a line, "

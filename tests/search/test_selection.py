@@ -246,3 +246,22 @@ def test_k_init_larger_than_the_children(k_init, n_child):
     p = params(unprune_k_init=float(k_init))
     for visits in (0, 30, 40, 1000, 10 ** 6):
         assert unpruned_count(visits, n_child, p) == n_child
+
+
+def test_rave_skip_ignores_rave_in_that_share_of_selections():
+    """With `rave_skip` s, a selection ignores RAVE with probability s: here RAVE makes child 0
+    (mean 0.4, AMAF 0.9 over 500) the choice and the plain means make child 1 (mean 0.6,
+    AMAF 0.1), so child 1's share of many selections estimates s; s = 0 never skips and
+    s = 1 always does."""
+    children = [child(50, 20, rave_n=500, rave_w=450), child(50, 30, rave_n=500, rave_w=50)]
+    base = dict(prune_visits=0.0, uct_c=0.0, bias_weight=0.0, rave_equiv=2000.0)
+    assert formula_choice(children, 100, params(**base, rave=1.0), range(2)) == 0
+    assert formula_choice(children, 100, params(**base, rave=0.0), range(2)) == 1
+    tree = hand_tree(children, 100)
+    for share, expected in ((0.0, 0.0), (0.05, 0.05), (0.5, 0.5), (1.0, 1.0)):
+        rng = make_rng(11)
+        p = params(**base, rave=1.0, rave_skip=share)
+        draws = 4000
+        skipped = sum(select_child(tree, 0, p, rng) == 2 for _ in range(draws)) / draws
+        # binomial(4000, s): sd at most 0.008
+        assert abs(skipped - expected) < 0.03, (share, skipped)

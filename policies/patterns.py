@@ -70,6 +70,7 @@ def code_at(b, p, c, offs, perm, vals):
     r0 = p // w
     c0 = p % w
     k = offs.shape[0]
+    seen = 0   # the digits or-ed: 0 when every point is empty and on the board
     for i in range(k):
         r = r0 + offs[i, 0]
         col = c0 + offs[i, 1]
@@ -78,6 +79,11 @@ def code_at(b, p, c, offs, perm, vals):
         else:
             x = color[r * w + col]
             vals[i] = 0 if x == EMPTY else (1 if x == c else 2)
+        seen |= vals[i]
+    if seen == 0:
+        # Every reading is all zeros (the code of an empty diamond): most points of a big
+        # board's opening, where the prior is asked about every one at each expansion.
+        return 0
     # The smallest of the 8 readings is the lexicographically smallest digit sequence (all
     # have k digits), so each reading is compared with the best so far only up to its first
     # differing digit; the code is built once, from the winner.

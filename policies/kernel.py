@@ -8,13 +8,16 @@ a single on-disk cache entry; `kind` selects the move generator inside:
   (policies/playout.py; its arrays are placeholders);
 - PATTERN3X3, SHAPE2X2: the softmax policy pi(s,a) ∝ exp(phi(s,a)·theta) over
   that feature set (policies/softmax.py, policies/features.py);
-- RULES: Fuego's playout rules (policies/rulebased.py): no weights, `pclass` flags the 3x3
-  codes of MoGo's patterns; its move scores and probabilities are the uniform policy's.
+- RULES: Fuego's playout rules (policies/rulebased.py): `mogo` flags the 3x3 codes of MoGo's
+  patterns; no weights (the `rules` spec), or, over the `rules3x3` feature set, one weight per
+  3x3 pattern class (`pclass`) by which its random step draws; its move scores and
+  probabilities are the uniform policy's.
 
 Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 `theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
 step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
-pattern class, -1 for filling one's own eye; own-eye flags), `sq_ld`/`sq_li`/`pt_ld`
+pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover colour and 3x3
+code: 1 where one of MoGo's patterns matches; the rule-based playouts'), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`
 (large patterns, see `move_scores`).  Build policies with policies.load_policy; `with_gain`
 makes a colder or hotter copy.
@@ -54,12 +57,12 @@ from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES
                               RULE_CAPTURE_NAKADE, RULE_FIGHTS, RULE_LADDERS, RULE_LOCAL,
                               RULE_MERCY, RULE_NAKADE, run_playout, scores)
 
-Policy = namedtuple("Policy", "kind size theta etheta pclass eye sq_ld sq_li pt_ld "
+Policy = namedtuple("Policy", "kind size theta etheta pclass eye mogo sq_ld sq_li pt_ld "
                                "pat_offs pat_perm pat_keys pat_vals")
 
 
 def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None,
-                patterns=None):
+                patterns=None, mogo=None):
     """A Policy with every field of the one compiled type (unused tables get placeholders).
     `patterns`: (radius, sorted codes, weights) of large patterns (policies/patterns.py)."""
     def table(a, placeholder, dtype):
@@ -73,6 +76,7 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
     return Policy(np.int64(kind), np.int64(size), theta,
                   np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)),
                   table(pclass, np.zeros((2, 1)), np.int16), table(eye, np.zeros((2, 1)), np.int8),
+                  table(mogo, np.zeros((2, 1)), np.int16),
                   table(sq_ld, np.zeros((1, 81)), np.int32), table(sq_li, np.zeros(81), np.int32),
                   table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
                   np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),
@@ -102,7 +106,7 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
         return finish_uniform(borrowed_board(b), c, rng, borrow(owner), borrow(moves),
                               borrow(replies))
     if pol.kind == RULES:
-        return run_rules_playout(b, c, rng, owner, pol, moves, replies, 0.0)
+        return run_rules_playout(b, c, rng, owner, pol, moves, replies, 0.0, np.zeros((2, 0)))
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, NO_RULES, b)
 
 
@@ -114,7 +118,7 @@ def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch)
     `playout_nakade`; the rule-based playouts read `playout_mercy` alone (RULE_MERCY)."""
     if pol.kind == RULES:   # of the search's playout rules, the mercy rule alone
         mercy = rules[RULE_MERCY] if rules.shape[0] > RULE_MERCY else 0.0
-        return run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy)
+        return run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy, np.zeros((2, 0)))
     if pol.kind == UNIFORM:   # no playout rules
         return playout_moves(b, c, rng, owner, pol, moves, replies)
     if pol.kind == PATTERN3X3 and rules.shape[0] > RULE_LOCAL and rules[RULE_LOCAL] > 0.0:
@@ -130,11 +134,16 @@ def playout(b, c, rng, owner, pol):
 
 @njit(cache=True, nogil=True)
 def playout_with_grad(b, c, rng, owner, pol, grad, rules, scratch):
-    """`playout` for the trainers (softmax kinds): the same moves for the same `rng` state, and
-    grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves of colour k
-    (grad: float64 [2, number of weights]).  Returns the score like `playout`.  `rules` and
-    `scratch` as in `playout_moves_reading` (NO_RULES: the plain softmax); psi is summed over
-    the drawn moves only (softmax.run_playout says when that is the exact gradient)."""
+    """`playout` for the trainers (softmax kinds and `rules3x3`): the same moves for the same
+    `rng` state, and grad[k-1] += sum of psi(s_t, a_t) = grad log pi(s_t, a_t) over the moves
+    of colour k (grad: float64 [2, number of weights]).  Returns the score like `playout`.
+    `rules` and `scratch` as in `playout_moves_reading` (NO_RULES: the plain softmax); psi is
+    summed over the drawn moves only (softmax.run_playout says when that is the exact
+    gradient; the rule-based playouts' psi is their weighted random draws')."""
+    if pol.kind == RULES:
+        mercy = rules[RULE_MERCY] if rules.shape[0] > RULE_MERCY else 0.0
+        return run_rules_playout(b, c, rng, owner, pol, np.zeros(0, np.int32),
+                                 np.zeros((2, 0), np.int32), mercy, grad)
     return run_playout(b, c, rng, owner, pol, grad, np.zeros(0, np.int32), np.zeros((2, 0), np.int32),
                        rules, scratch)
 
@@ -143,7 +152,8 @@ def playout_with_grad(b, c, rng, owner, pol, grad, rules, scratch):
 def borrowed_policy(pol):
     """`pol` with borrowed arrays (policies/nrt.py); valid while `pol` lives."""
     return Policy(pol.kind, pol.size, borrow(pol.theta), borrow(pol.etheta), borrow(pol.pclass),
-                  borrow(pol.eye), borrow(pol.sq_ld), borrow(pol.sq_li), borrow(pol.pt_ld),
+                  borrow(pol.eye), borrow(pol.mogo), borrow(pol.sq_ld), borrow(pol.sq_li),
+                  borrow(pol.pt_ld),
                   borrow(pol.pat_offs), borrow(pol.pat_perm), borrow(pol.pat_keys),
                   borrow(pol.pat_vals))
 

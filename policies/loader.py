@@ -22,7 +22,8 @@ DEFAULTS_FILE = WEIGHTS_DIR / "defaults.json"
 
 
 def policy_from_theta(feature_set, theta, size, patterns=None):
-    """A softmax Policy over `feature_set` with weight vector `theta` (in the order of
+    """The Policy over `feature_set` (a softmax, or for rules3x3 the rule-based playouts' random
+    step) with weight vector `theta` (in the order of
     weights.feature_names(feature_set, size)) for NxN boards; `patterns` (radius, codes,
     weights) adds large patterns to its move scores (a tree prior's)."""
     theta = np.asarray(theta, dtype=np.float64)
@@ -33,6 +34,8 @@ def policy_from_theta(feature_set, theta, size, patterns=None):
     _, eye, _ = pattern_tables()
     if feature_set == "pattern3x3":
         return make_policy(PATTERN3X3, 0, theta, playable_classes(), eye, patterns=patterns)
+    if feature_set == "rules3x3":
+        return rules_policy(theta)
     if feature_set == "shape2x2":
         _, sq_ld, sq_li, pt_ld = shape2x2_layout(size)
         return make_policy(SHAPE2X2, size, theta, pattern_tables()[0], eye, sq_ld, sq_li, pt_ld,
@@ -40,10 +43,19 @@ def policy_from_theta(feature_set, theta, size, patterns=None):
     raise ValueError(f"unknown feature set {feature_set!r}")
 
 
+def rules_policy(theta=None):
+    """The rule-based playouts (policies/rulebased.py): Fuego's uniform random step, or with
+    `theta` (rules3x3 weights, one per 3x3 pattern class) a random step drawn by them."""
+    if theta is None or len(theta) == 0:
+        return make_policy(RULES, 0, np.zeros(0), mogo=mogo_code_table())
+    return make_policy(RULES, 0, theta, pattern_tables()[0], mogo=mogo_code_table())
+
+
 def builtin_theta(spec, feature_set, size):
     """A built-in policy as weights of `feature_set` on `size` boards (a trainer's starting
-    point): "uniform" is all zeros in any feature set (every candidate alike); "handcrafted"
-    exists only over pattern3x3; "rules" has no weights."""
+    point): "uniform" is all zeros in any feature set (every candidate alike; over rules3x3,
+    Fuego's uniform random step); "handcrafted" exists only over pattern3x3; "rules" has no
+    weights."""
     names = feature_names(feature_set, size)
     if spec == "uniform":
         return np.zeros(len(names))
@@ -64,7 +76,7 @@ def load_policy(spec, size, strict=False):
         if spec == "uniform":
             return uniform_policy()
         if spec == "rules":
-            return make_policy(RULES, 0, np.zeros(0), mogo_code_table())
+            return rules_policy()
         return policy_from_theta("pattern3x3", builtin_theta(spec, "pattern3x3", size), size)
     path = Path(spec)
     if not path.exists():

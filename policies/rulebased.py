@@ -23,7 +23,11 @@ shape, where the opponent's stone would be in atari too).
    outside the last move's neighbourhood;
 5. a stored last good reply of the search's, when it gives one (Fuego has none);
 6. *capture*: a chain of the opponent's in atari anywhere (policies/local.py keeps the list);
-7. *random*: uniform among the playable empty points; else pass.
+7. *random*: uniform among the playable empty points; else pass.  Over the `rules3x3` feature
+   set (a weight file), the draw is by weight instead: a playable point with probability
+   proportional to exp(theta) of its 3x3 pattern class, colours relative to the mover
+   (`weighted_random_move`); the weights are what simulation balancing tunes
+   (policies/train/, `playout_with_grad`).
 
 A move drawn is then *corrected* when it is a self-atari (module functions say how).  A
 self-atari is a move after which the mover's chain has one liberty, counting the stones it
@@ -37,9 +41,10 @@ colour-specific patterns (here every pattern holds for both colours).  Of the se
 rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
 belongs to the softmax kinds.
 
-The policy's only table is `pclass[c - 1, code]`: 1 where the 3x3 code around a point matches
-a MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table).  Everything a playout move
-runs is compiled without reference counting (engine/core/jit.py).
+The policy's tables are `mogo[c - 1, code]`: 1 where the 3x3 code around a point matches a
+MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table); and, with weights,
+`pclass[c - 1, code]`, the 3x3 pattern class.  Everything a playout move runs is compiled
+without reference counting (engine/core/jit.py).
 """
 import numpy as np
 from numba import njit
@@ -48,13 +53,18 @@ from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR,
                                M_LAST2, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS,
                                area_score, is_legal, next_stamp, play)
 from engine.core.jit import no_refcount
-from engine.core.rng import rand_below
+from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
 from policies.features import code_at, libs_after
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
 from policies.playout import move_cap, stored_reply
 
 MAX_CANDIDATES = 64   # points listed for one draw (8 + 8 patterns; a few per chain otherwise)
+# The weighted random step's draws refused by weight before the next playable point is kept
+# whatever its weight: a bound on a move's time when every point weighs little against the
+# heaviest class.  With every weight at least 1/20 of the largest, a refusal streak this long
+# has probability at most 0.95^64 = 4%.
+FALLBACK_TRIES = 64
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -300,6 +310,71 @@ def random_move(b, c, rng, space):
 
 
 @njit(cache=True, nogil=True, inline='always')
+def class_weight(pclass, etheta, gmax, color, w, p, c):
+    """The weighted random step's weight of c at empty `p` (`gmax` for a code with no class)."""
+    k = pclass[c - 1, code_at(color, w, p)]
+    return etheta[k] if k >= 0 else gmax
+
+
+@no_refcount
+def weighted_random_move(b, c, rng, space, pclass, etheta, gmax):
+    """`random_move` drawn by weight: a `playable` point with probability proportional to its
+    class weight etheta[pclass[c - 1, code]], by rejection: a point drawn uniformly is kept
+    with probability weight / `gmax` (the largest weight), then if playable; unplayable points
+    are dropped as they are drawn.  The weight is read first because it costs less than
+    `playable`.  After FALLBACK_TRIES refusals by weight, the next playable point is kept."""
+    empties = b.empties
+    epos = b.epos
+    color = b.color
+    w = b.meta[M_WIDTH]
+    k = b.meta[M_NEMPTY]
+    refused = 0
+    while k > 0:
+        i = rand_below(rng, k)
+        p = empties[i]
+        if refused < FALLBACK_TRIES:
+            g = class_weight(pclass, etheta, gmax, color, w, p, c)
+            if g < gmax and rand_float(rng) * gmax >= g:
+                refused += 1
+                continue
+        status = playable(b, p, c, space)
+        if status != NOT_PLAYABLE:
+            return p, status == PLAYABLE_SELF_ATARI
+        k -= 1
+        q = empties[k]
+        empties[i] = q
+        epos[q] = i
+        empties[k] = p
+        epos[p] = k
+    return PASS, False
+
+
+@no_refcount
+def add_random_psi(b, c, space, pclass, etheta, gmax, p, grad):
+    """grad[c - 1] += psi = grad log pi of the weighted random step's draw `p`: the indicator of
+    p's class minus the classes' expectation over the playable points (each `playable` point
+    weighs its class weight).  For the trainers; as exact as the draw (FALLBACK_TRIES aside)."""
+    color = b.color
+    w = b.meta[M_WIDTH]
+    empties = b.empties
+    total = 0.0
+    for i in range(b.meta[M_NEMPTY]):
+        q = empties[i]
+        if playable(b, q, c, space) != NOT_PLAYABLE:
+            total += class_weight(pclass, etheta, gmax, color, w, q, c)
+    if total <= 0.0:
+        return
+    k = pclass[c - 1, code_at(color, w, p)]
+    if k >= 0:
+        grad[c - 1, k] += 1.0
+    for i in range(b.meta[M_NEMPTY]):
+        q = empties[i]
+        kq = pclass[c - 1, code_at(color, w, q)]
+        if kq >= 0 and playable(b, q, c, space) != NOT_PLAYABLE:
+            grad[c - 1, kq] -= etheta[kq] / total
+
+
+@njit(cache=True, nogil=True, inline='always')
 def _push(cand, n, p):
     if n < cand.shape[0]:
         cand[n] = p
@@ -488,14 +563,20 @@ def self_atari_correction(b, color, head, libs, nxt, w, p, c):
 
 
 @njit(cache=True, nogil=True)
-def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy):
+def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy, grad):
     """Play `b` out from c to move by the rules of the module docstring; returns the area score
     (Black minus White) with the final owners in `owner`; the first len(moves) moves are
     recorded in `moves`, and `replies` are the search's last good replies (policies/playout.py).
-    `mercy` > 0 ends the game early by the `mercy_stones` rule (0: played to the end)."""
+    `mercy` > 0 ends the game early by the `mercy_stones` rule (0: played to the end).  A
+    policy with weights (`rules3x3`) draws its random moves by them; then, when `grad` has a
+    column per weight, grad[k-1] += the psi of colour k's weighted draws (the other moves are
+    the rules', which no weight changes); grad of shape (2, 0): none."""
     points = np.empty(MAX_CANDIDATES + ATARI_MAX + NAKADE_MAX + 1, np.int64)
-    play_rules_moves(b, c, rng, pol.pclass, moves, replies, points,
-                     mercy_stones(b.meta[M_SIZE], mercy))
+    gmax = 0.0
+    for k in range(pol.etheta.shape[0]):
+        gmax = max(gmax, pol.etheta[k])
+    play_rules_moves(b, c, rng, pol.mogo, moves, replies, points,
+                     mercy_stones(b.meta[M_SIZE], mercy), pol.pclass, pol.etheta, gmax, grad)
     return area_score(b, owner)
 
 
@@ -511,10 +592,11 @@ def mercy_stones(size, mercy):
 
 
 @no_refcount
-def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy):
+def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, etheta, gmax, grad):
     """run_rules_playout's moves, to the end of the game (two passes or the move cap) or until
     one colour has captured `mercy` stones more than the other (0: no limit), with `points` as
-    scratch; compiled without reference counting, hence apart."""
+    scratch; random moves by weight when `gmax` > 0 (psi into `grad` when it has columns);
+    compiled without reference counting, hence apart."""
     color = b.color
     head = b.head
     libs = b.libs
@@ -564,7 +646,12 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy):
             p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
             risky = True
         if p < 0:
-            p, risky = random_move(b, c, rng, space)
+            if gmax > 0.0:
+                p, risky = weighted_random_move(b, c, rng, space, pclass, etheta, gmax)
+                if p >= 0 and grad.shape[1] > 0:
+                    add_random_psi(b, c, space, pclass, etheta, gmax, p, grad)
+            else:
+                p, risky = random_move(b, c, rng, space)
         if p >= 0 and risky:
             p = self_atari_correction(b, color, head, libs, nxt, w, p, c)
         if t < nrec:

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.features import (PATTERN3X3_VERSION, SHAPE2X2_VERSION, pattern3x3_names,
-                               shape2x2_layout)
+from policies.features import (N_PAT, PATTERN3X3_VERSION, RULES3X3_VERSION, SHAPE2X2_VERSION,
+                               pattern3x3_names, shape2x2_layout)
 from policies.patterns import LOCATION_CODES, RADII, location_base
 
 FORMAT = "simbal-weights"
@@ -34,6 +34,9 @@ FEATURE_SETS = {
     "pattern3x3": (PATTERN3X3_VERSION, "3x3 patterns around the move (mover-relative colours, "
                    "8 symmetries), captures, atari escapes, self-ataris, ataris, edge line, "
                    "distance to the last two moves, pass; any board size"),
+    "rules3x3": (RULES3X3_VERSION, "Fuego's playout rules whose random moves are drawn by weight: "
+                 "one per 3x3 pattern class around the move (mover-relative colours, 8 "
+                 "symmetries; pattern3x3's classes); any board size"),
     "shape2x2": (SHAPE2X2_VERSION, "Silver & Tesauro's 1x1 and 2x2 local shapes after the move, "
                  "location-dependent and location-independent, a shape and its colour inverse "
                  "sharing one weight with opposite signs; one board size"),
@@ -55,6 +58,8 @@ def feature_names(feature_set, size):
     """The weight names of a feature set on an NxN board, in the order of the weight vector."""
     if feature_set == "pattern3x3":
         return pattern3x3_names()
+    if feature_set == "rules3x3":
+        return pattern3x3_names()[:N_PAT]
     if feature_set == "shape2x2":
         return shape2x2_layout(size)[0]
     raise ValueError(f"unknown feature set {feature_set!r}")

@@ -54,9 +54,11 @@ from policies.features.shape2x2 import (POW3, SHAPE2X2_VERSION, render_cfg,  # n
 from policies.features.update import TACTICAL_LIBS, play_and_mark  # noqa: F401
 
 # Policy kinds: the uniform policy, the softmax policy over each feature set, and the
-# rule-based playouts after Fuego's (policies/rulebased.py), which have no features.
+# rule-based playouts after Fuego's (policies/rulebased.py), whose random step may draw by the
+# weights of the `rules3x3` feature set (pattern3x3's 3x3 classes alone).
 UNIFORM, SHAPE2X2, PATTERN3X3, RULES = 0, 1, 2, 3
-FEATURE_SETS = {"shape2x2": SHAPE2X2, "pattern3x3": PATTERN3X3}
+FEATURE_SETS = {"shape2x2": SHAPE2X2, "pattern3x3": PATTERN3X3, "rules3x3": RULES}
+RULES3X3_VERSION = 1
 
 
 def _check():

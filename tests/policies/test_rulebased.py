@@ -1,6 +1,7 @@
 """The rule-based playouts after Fuego's (policies/rulebased.py): the self-atari test against
 playing the move, the eye and mutual-atari filter, the corrections, each rule's answer in a
-position made for it, and whole games that are legal and end only when nothing is playable."""
+position made for it, whole games that are legal and end only when nothing is playable, and
+the random step drawn by rules3x3 weights: its distribution, its psi, its weight files."""
 import numpy as np
 import pytest
 
@@ -10,12 +11,15 @@ from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
 from policies import load_policy
 from policies.builtin import mogo_code_table
-from policies.features import NCODES, code_at
-from policies.kernel import NO_REPLIES, NO_RULES, playout_moves
+from policies.features import N_PAT, NCODES, RULES, code_at
+from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_grad
+from policies.loader import rules_policy
 from policies.playout import move_cap
-from policies.rulebased import (MAX_CANDIDATES, atari_defence, low_liberty_moves, mercy_stones,
-                                nakade_shape, playable, run_rules_playout, self_atari,
-                                self_atari_correction, surrounded)
+from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, low_liberty_moves,
+                                mercy_stones, nakade_shape, playable, run_rules_playout,
+                                self_atari, self_atari_correction, surrounded,
+                                weighted_random_move)
+from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
 from test_policy_softmax import chi_square, rejects, replayed
@@ -301,7 +305,7 @@ def test_mercy_rule_ends_a_playout_when_the_capture_lead_first_reaches_it(rules,
         owner = np.zeros(b.color.shape[0], np.int8)
         record = np.full(4 * 81 + 64, -3, np.int64)
         score = run_rules_playout(b, c0, make_rng(100 * seed + k), owner, rules, record,
-                                  NO_REPLIES, mercy)
+                                  NO_REPLIES, mercy, np.zeros((2, 0)))
         assert score == area_score(b, np.zeros_like(owner))
         n = int(b.meta[M_MOVES] - start.meta[M_MOVES])
         replay, c, lead = copy_board(start), c0, 0
@@ -316,8 +320,110 @@ def test_mercy_rule_ends_a_playout_when_the_capture_lead_first_reaches_it(rules,
             assert b.meta[M_PASSES] < 2
             full = copy_board(start)
             run_rules_playout(full, c0, make_rng(100 * seed + k), owner, rules,
-                              np.zeros(0, np.int64), NO_REPLIES, 0.0)
+                              np.zeros(0, np.int64), NO_REPLIES, 0.0, np.zeros((2, 0)))
             assert full.meta[M_MOVES] > b.meta[M_MOVES]
         else:
             assert b.meta[M_PASSES] >= 2 or b.meta[M_MOVES] >= move_cap(start)
     assert stopped > 0
+
+
+# -- the weighted random step (rules3x3 weights) ----------------------------------------------
+
+def weighted(seed, spread=0.7):
+    return rules_policy(np.random.default_rng(seed).normal(0.0, spread, N_PAT))
+
+
+def random_step_probabilities(b, c, pol):
+    """The weighted random step's exact distribution: each playable point's class weight,
+    normalised."""
+    color, _, _, _, w = arrays(b)
+    space = np.zeros(8, np.int64)
+    probs = np.zeros(b.color.shape[0])
+    for p in b.empties[:b.meta[M_NEMPTY]]:
+        p = int(p)
+        if playable(b, p, c, space):
+            probs[p] = pol.etheta[pol.pclass[c - 1, code_at(color, w, p)]]
+    return probs / probs.sum()
+
+
+def test_zero_rules3x3_weights_play_the_rules_games(rules):
+    """All weights alike: the weighted step draws exactly as Fuego's uniform one, seed for
+    seed (the same random numbers, the same games)."""
+    flat = rules_policy(np.zeros(N_PAT))
+    for seed in range(6):
+        start, c = replayed(9, seed, 8 + 4 * seed)
+        games = []
+        for pol in (rules, flat):
+            b = copy_board(start)
+            record = np.full(4 * 81 + 64, -3, np.int32)
+            playout_moves(b, c, make_rng(seed), np.zeros(b.color.shape[0], np.int8), pol,
+                          record, NO_REPLIES)
+            games.append(record)
+        assert np.array_equal(games[0], games[1]), seed
+
+
+def test_weighted_random_step_follows_the_class_weights():
+    """Drawn many times, the weighted random step's points follow weight / total over the
+    playable points (no unplayable point, no point missing), for either colour."""
+    pol = weighted(1)
+    gmax = float(pol.etheta.max())
+    space = np.zeros(8, np.int64)
+    for seed, c in ((3, BLACK), (4, WHITE)):
+        b, _ = replayed(9, seed, 25)
+        probs = random_step_probabilities(b, c, pol)
+        assert np.count_nonzero(probs) > 20 and probs.max() > 2.5 * np.median(probs[probs > 0])
+        rng = make_rng(seed)
+        n = 40_000
+        counts = np.zeros(b.color.shape[0], np.int64)
+        for _ in range(n):
+            p, _ = weighted_random_move(b, c, rng, space, pol.pclass, pol.etheta, gmax)
+            counts[p] += 1
+        assert points_of(counts) == set(np.nonzero(probs)[0].tolist())
+        assert not rejects(*chi_square(counts, probs, n)), seed
+        uniform = (probs > 0) / np.count_nonzero(probs)
+        assert rejects(*chi_square(counts, uniform, n)), seed   # the test can tell
+
+
+def test_random_step_psi_is_the_class_indicator_minus_its_expectation():
+    pol = weighted(2)
+    gmax = float(pol.etheta.max())
+    space = np.zeros(8, np.int64)
+    b, c = replayed(9, 6, 30)
+    color, _, _, _, w = arrays(b)
+    probs = random_step_probabilities(b, c, pol)
+    p = int(np.argmax(probs))
+    grad = np.zeros((2, N_PAT))
+    add_random_psi(b, c, space, pol.pclass, pol.etheta, gmax, p, grad)
+    expected = np.zeros(N_PAT)
+    expected[pol.pclass[c - 1, code_at(color, w, p)]] += 1.0
+    for q in np.nonzero(probs)[0]:
+        expected[pol.pclass[c - 1, code_at(color, w, q)]] -= probs[q]
+    assert np.allclose(grad[c - 1], expected) and not grad[2 - c].any()
+    assert abs(grad.sum()) < 1e-9 and np.abs(grad).sum() > 0.5
+
+
+def test_playout_with_grad_sums_the_weighted_draws_psi():
+    """A rules3x3 playout's psi: both colours' rows sum to zero (each draw's indicator minus a
+    distribution), are not zero, and the same seed plays the same game as `playout_moves`."""
+    pol = weighted(3)
+    start, c = replayed(9, 2, 10)
+    grad = np.zeros((2, N_PAT))
+    b = copy_board(start)
+    owner = np.zeros(b.color.shape[0], np.int8)
+    score = playout_with_grad(b, c, make_rng(9), owner, pol, grad, NO_RULES, copy_board(start))
+    again = copy_board(start)
+    assert playout_moves(again, c, make_rng(9), owner, pol, np.zeros(0, np.int32),
+                         NO_REPLIES) == score
+    assert np.array_equal(again.color, b.color)
+    assert np.all(np.abs(grad.sum(axis=1)) < 1e-9) and np.all(np.abs(grad).sum(axis=1) > 1.0)
+
+
+def test_rules3x3_weight_files_load_as_the_rule_based_playouts(tmp_path):
+    theta = np.random.default_rng(4).normal(0.0, 0.5, N_PAT)
+    path = tmp_path / "rules3x3.json"
+    write_weights(path, "rules3x3", [9], theta, {"trainer": "test"})
+    pol = load_policy(str(path), 9)
+    assert int(pol.kind) == RULES and np.allclose(pol.theta, theta)
+    assert np.array_equal(pol.mogo, mogo_code_table())
+    with pytest.raises(WeightFileError, match="rules3x3"):
+        read_weights(path, "pattern3x3")

@@ -35,8 +35,9 @@ data_options = option_group(
     click.option("--test", type=click.Path(dir_okay=False), help="Labelled test positions: MSE "
                  "tracked during training."),
     click.option("--size", type=click.IntRange(2, 25), help="Board size (default: the data's)."),
-    click.option("--features", type=click.Choice(["shape2x2", "pattern3x3"]),
-                 help="Feature set (default shape2x2 up to 6x6, pattern3x3 above)."))
+    click.option("--features", type=click.Choice(["shape2x2", "pattern3x3", "rules3x3"]),
+                 help="Feature set (default shape2x2 up to 6x6, pattern3x3 above; rules3x3: "
+                      "the weights of the rule-based playouts' random step)."))
 
 step_options = option_group(
     click.option("--alpha", default=0.1, show_default=True, type=float, help="Step size."),

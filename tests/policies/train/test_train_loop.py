@@ -312,3 +312,21 @@ def test_reproduce_weight_figure_has_a_panel_per_trainer(tmp_path):
     assert (tmp_path / "w.png").stat().st_size > 5000
     plot_weight_grid([], tmp_path / "none.png", "weights")
     assert not (tmp_path / "none.png").exists()
+
+
+def test_balance_trains_the_rule_based_playouts_random_step(tmp_path):
+    """--features rules3x3: the file is a rules3x3 weight file that loads as the rule-based
+    playouts, and the updates moved its weights (psi of the weighted random draws)."""
+    from policies.features import RULES
+    from policies.loader import load_policy
+    data = tmp_path / "p.jsonl"
+    write_file(data)
+    out = tmp_path / "w.json"
+    result = CliRunner().invoke(main, ["train", "balance", "--data", str(data), "--features",
+                                       "rules3x3", "--alpha", "0.5", "--iterations", "4",
+                                       "--m", "4", "--n", "4", "--out", str(out), "--curve",
+                                       str(tmp_path / "c.json"), "--workers", "0"])
+    assert result.exit_code == 0, result.output
+    wf = read_weights(out, "rules3x3")
+    assert np.count_nonzero(wf.theta(5)) > 5
+    assert int(load_policy(str(out), 5).kind) == RULES

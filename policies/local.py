@@ -47,7 +47,7 @@ from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WIN
                                WINDOW_DR, code_at, coulom_distance, pattern3x3_tactics,
                                point_tables, scan)
 from policies.nrt import borrow, borrowed_board
-from policies.playout import move_cap, stored_reply
+from policies.playout import move_cap, set_aside, stored_reply
 from policies.softmax import (LADDER_REDRAWS, RULE_CAPTURE_NAKADE, RULE_CAPTURES, RULE_FIGHTS,
                               RULE_LADDERS, RULE_NAKADE, W_MAX, W_MIN)
 
@@ -276,11 +276,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
                             tries += 1
                         else:
                             kk -= 1
-                            r = empties[kk]
-                            empties[i] = r
-                            epos[r] = i
-                            empties[kk] = q
-                            epos[q] = kk
+                            set_aside(empties, epos, i, kk)
                     if p < 0 and nloc > 0:  # nothing playable far away: a local move
                         p = _pick(loc, locw, nloc, rand_float(rng) * lsum)
                 if not (ladders and p >= 0 and redraws < LADDER_REDRAWS

@@ -35,12 +35,21 @@ def uniform_move(b, c, rng):
         if not is_eye(b, p, c) and is_legal(b, p, c):
             return p
         k -= 1
-        q = b.empties[k]
-        b.empties[i] = q
-        b.epos[q] = i
-        b.empties[k] = p
-        b.epos[p] = k
+        set_aside(b.empties, b.epos, i, k)
     return PASS
+
+
+@njit(cache=True, nogil=True, inline='always')
+def set_aside(empties, epos, i, k):
+    """A draw from empties[:k + 1] refused empties[i]: swap it with empties[k], the last of
+    them (`epos` kept true), so that the next draw, from empties[:k], cannot meet it again.
+    The board's empty list stays the same set, in another order."""
+    p = empties[i]
+    q = empties[k]
+    empties[i] = q
+    epos[q] = i
+    empties[k] = p
+    epos[p] = k
 
 
 @njit(cache=True, inline='always')

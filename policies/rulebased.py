@@ -26,7 +26,7 @@ shape, where the opponent's stone would be in atari too).
 7. *random*: uniform among the playable empty points; else pass.  Over the `rules3x3` feature
    set (a weight file), the draw is by weight instead: a playable point with probability
    proportional to exp(theta) of its 3x3 pattern class, colours relative to the mover
-   (`weighted_random_move`); the weights are what simulation balancing tunes
+   (`random_move`); the weights are what simulation balancing tunes
    (policies/train/, `playout_with_grad`).
 
 A move drawn is then *corrected* when it is a self-atari (module functions say how).  A
@@ -57,7 +57,7 @@ from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
 from policies.features import code_at, libs_after
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
-from policies.playout import move_cap, stored_reply
+from policies.playout import move_cap, set_aside, stored_reply
 
 MAX_CANDIDATES = 64   # points listed for one draw (8 + 8 patterns; a few per chain otherwise)
 # The weighted random step's draws refused by weight before the next playable point is kept
@@ -286,29 +286,6 @@ def playable(b, p, c, space):
     return PLAYABLE_SELF_ATARI
 
 
-@no_refcount
-def random_move(b, c, rng, space):
-    """A `playable` point drawn uniformly from the empty ones, or PASS (policies/playout.py's
-    uniform_move with Fuego's filter: each point tried at most once); and whether it is a
-    self-atari."""
-    empties = b.empties
-    epos = b.epos
-    k = b.meta[M_NEMPTY]
-    while k > 0:
-        i = rand_below(rng, k)
-        p = empties[i]
-        status = playable(b, p, c, space)
-        if status != NOT_PLAYABLE:
-            return p, status == PLAYABLE_SELF_ATARI
-        k -= 1
-        q = empties[k]
-        empties[i] = q
-        epos[q] = i
-        empties[k] = p
-        epos[p] = k
-    return PASS, False
-
-
 @njit(cache=True, nogil=True, inline='always')
 def class_weight(pclass, etheta, gmax, color, w, p, c):
     """The weighted random step's weight of c at empty `p` (`gmax` for a code with no class)."""
@@ -317,12 +294,15 @@ def class_weight(pclass, etheta, gmax, color, w, p, c):
 
 
 @no_refcount
-def weighted_random_move(b, c, rng, space, pclass, etheta, gmax):
-    """`random_move` drawn by weight: a `playable` point with probability proportional to its
-    class weight etheta[pclass[c - 1, code]], by rejection: a point drawn uniformly is kept
-    with probability weight / `gmax` (the largest weight), then if playable; unplayable points
-    are dropped as they are drawn.  The weight is read first because it costs less than
-    `playable`.  After FALLBACK_TRIES refusals by weight, the next playable point is kept."""
+def random_move(b, c, rng, space, pclass, etheta, gmax):
+    """The random step: a `playable` point drawn from the empty ones, or PASS; and whether it
+    is a self-atari.  `gmax` 0: uniformly (policies/playout.py's uniform_move with Fuego's
+    filter: each point tried at most once).  Else by weight (rules3x3): with probability
+    proportional to the class weight etheta[pclass[c - 1, code]], by rejection: a point drawn
+    uniformly is kept with probability weight / `gmax` (the largest weight), then if
+    playable; unplayable points are dropped as they are drawn.  The weight is read first
+    because it costs less than `playable`.  After FALLBACK_TRIES refusals by weight, the next
+    playable point is kept."""
     empties = b.empties
     epos = b.epos
     color = b.color
@@ -332,7 +312,7 @@ def weighted_random_move(b, c, rng, space, pclass, etheta, gmax):
     while k > 0:
         i = rand_below(rng, k)
         p = empties[i]
-        if refused < FALLBACK_TRIES:
+        if gmax > 0.0 and refused < FALLBACK_TRIES:
             g = class_weight(pclass, etheta, gmax, color, w, p, c)
             if g < gmax and rand_float(rng) * gmax >= g:
                 refused += 1
@@ -341,11 +321,7 @@ def weighted_random_move(b, c, rng, space, pclass, etheta, gmax):
         if status != NOT_PLAYABLE:
             return p, status == PLAYABLE_SELF_ATARI
         k -= 1
-        q = empties[k]
-        empties[i] = q
-        epos[q] = i
-        empties[k] = p
-        epos[p] = k
+        set_aside(empties, epos, i, k)
     return PASS, False
 
 
@@ -646,12 +622,9 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
             p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
             risky = True
         if p < 0:
-            if gmax > 0.0:
-                p, risky = weighted_random_move(b, c, rng, space, pclass, etheta, gmax)
-                if p >= 0 and grad.shape[1] > 0:
-                    add_random_psi(b, c, space, pclass, etheta, gmax, p, grad)
-            else:
-                p, risky = random_move(b, c, rng, space)
+            p, risky = random_move(b, c, rng, space, pclass, etheta, gmax)
+            if p >= 0 and gmax > 0.0 and grad.shape[1] > 0:
+                add_random_psi(b, c, space, pclass, etheta, gmax, p, grad)
         if p >= 0 and risky:
             p = self_atari_correction(b, color, head, libs, nxt, w, p, c)
         if t < nrec:

@@ -17,8 +17,7 @@ from policies.loader import rules_policy
 from policies.playout import move_cap
 from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, low_liberty_moves,
                                 mercy_stones, nakade_shape, playable, run_rules_playout,
-                                self_atari, self_atari_correction, surrounded,
-                                weighted_random_move)
+                                random_move, self_atari, self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
@@ -376,7 +375,7 @@ def test_weighted_random_step_follows_the_class_weights():
         n = 40_000
         counts = np.zeros(b.color.shape[0], np.int64)
         for _ in range(n):
-            p, _ = weighted_random_move(b, c, rng, space, pol.pclass, pol.etheta, gmax)
+            p, _ = random_move(b, c, rng, space, pol.pclass, pol.etheta, gmax)
             counts[p] += 1
         assert points_of(counts) == set(np.nonzero(probs)[0].tolist())
         assert not rejects(*chi_square(counts, probs, n)), seed

@@ -27,7 +27,7 @@ def write_curve(curve, path):
         cols = list(zip(*w["values"]))
         for name, values in zip(w["names"], cols):
             ax2.plot(w["iterations"], values, lw=1, label=name)
-        if len(w["names"]) <= 12:
+        if 0 < len(w["names"]) <= 12:
             ax2.legend(fontsize=6, loc="best")
     ax2.set_xlabel("iterations")
     ax2.set_ylabel("weight")

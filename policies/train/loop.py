@@ -105,10 +105,13 @@ def initial_theta(settings):
 
 def tracked_names(feature_set, size):
     """The weights followed along training (the paper's Figure 2): the location-independent
-    shapes for shape2x2, the tactical and context weights for pattern3x3."""
+    shapes for shape2x2, the tactical and context weights for pattern3x3, the stoneless
+    patterns (open space, edge, corner) for rules3x3."""
     names = feature_names(feature_set, size)
     if feature_set == "shape2x2":
         return [n for n in names if n.startswith("li")]
+    if feature_set == "rules3x3":
+        return [n for n in names if "X" not in n and "O" not in n]
     return [n for n in names if not n.startswith("pat:")]
 
 

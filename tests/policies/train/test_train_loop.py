@@ -330,3 +330,7 @@ def test_balance_trains_the_rule_based_playouts_random_step(tmp_path):
     wf = read_weights(out, "rules3x3")
     assert np.count_nonzero(wf.theta(5)) > 5
     assert int(load_policy(str(out), 5).kind) == RULES
+    # The curve follows the stoneless patterns: the random step in open space, on the edge,
+    # in the corner.
+    tracked = json.loads((tmp_path / "c.json").read_text())["weights"]["names"]
+    assert len(tracked) == 3 and not any("X" in n or "O" in n for n in tracked)

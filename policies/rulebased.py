@@ -51,8 +51,8 @@ from numba import njit
 
 from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST,
                                M_LAST2, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS,
-                               area_score, is_legal, next_stamp, play)
-from engine.core.jit import no_refcount
+                               area_score, is_legal, next_stamp, play_inlined)
+from engine.core.jit import no_refcount, no_refcount_inline
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
 from policies.features import code_at, libs_after
@@ -263,14 +263,14 @@ PLAYABLE = 1               # and not a self-atari
 PLAYABLE_SELF_ATARI = 2
 
 
-@no_refcount
+@no_refcount_inline
 def _open(b, p, c):
     """`playable` short of the mutual-atari test: an empty, legal point not `surrounded`."""
     return p >= 0 and b.color[p] == EMPTY \
         and not surrounded(b.color, b.head, b.libs, b.meta[M_WIDTH], p) and is_legal(b, p, c)
 
 
-@no_refcount
+@no_refcount_inline
 def playable(b, p, c, space):
     """Fuego's GeneratePoint: may a playout play c at `p`?  Legal (the simple ko included), not
     a point `surrounded` by one colour, not a `mutual_atari` (Fuego rejects those through a
@@ -293,7 +293,7 @@ def class_weight(pclass, etheta, gmax, color, w, p, c):
     return etheta[k] if k >= 0 else gmax
 
 
-@no_refcount
+@no_refcount_inline
 def random_move(b, c, rng, space, pclass, etheta, gmax):
     """The random step: a `playable` point drawn from the empty ones, or PASS; and whether it
     is a self-atari.  `gmax` 0: uniformly (policies/playout.py's uniform_move with Fuego's
@@ -358,7 +358,7 @@ def _push(cand, n, p):
     return n
 
 
-@no_refcount
+@no_refcount_inline
 def select_random(b, cand, n, c, rng, space, safe):
     """A playable point drawn uniformly from cand[:n] (repeats weigh more, as in Fuego), the
     unplayable ones dropped as they are drawn, and whether it is a self-atari; -1 when none is.
@@ -378,7 +378,7 @@ def select_random(b, cand, n, c, rng, space, safe):
     return -1, False
 
 
-@no_refcount
+@no_refcount_inline
 def atari_defence(color, head, libs, nxt, w, last, c, cand):
     """List c's answers to the atari the opponent's last move gave (module docstring, rule 2);
     returns their number."""
@@ -446,7 +446,7 @@ def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
     return n
 
 
-@no_refcount
+@no_refcount_inline
 def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     """List c's moves at the two-liberty chains of the last move (module docstring, rule 3)."""
     n = 0
@@ -460,7 +460,7 @@ def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     return n
 
 
-@no_refcount
+@no_refcount_inline
 def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
     """List the points around the last two moves that match a MoGo pattern and are not
     self-ataris (module docstring, rule 4)."""
@@ -492,7 +492,7 @@ def _captures(color, head, libs, w, p, c):
     return False
 
 
-@no_refcount
+@no_refcount_inline
 def self_atari_correction(b, color, head, libs, nxt, w, p, c):
     """`p`, or the point Fuego plays instead of the self-atari `p` (module docstring): next to
     c's chains, the first neighbour's point (itself if empty, its chain's other liberty if
@@ -613,10 +613,11 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
                 p, risky = select_random(b, cand, n, c, rng, space, True)
         if p < 0:
             p = stored_reply(replies, meta, c)
-            status = playable(b, p, c, space)
-            risky = status == PLAYABLE_SELF_ATARI
-            if status == NOT_PLAYABLE:
-                p = -1
+            if p >= 0:
+                status = playable(b, p, c, space)
+                risky = status == PLAYABLE_SELF_ATARI
+                if status == NOT_PLAYABLE:
+                    p = -1
         if p < 0 and natari > 0:
             ko = meta[M_KO] if meta[M_KO_COLOR] == c else -1
             p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
@@ -630,7 +631,7 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
         if t < nrec:
             moves[t] = p
         t += 1
-        play(b, p, c)
+        play_inlined(b, p, c)
         if p >= 0:
             natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
             lead += meta[M_CAUGHT] if c == BLACK else -meta[M_CAUGHT]

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from engine.core.jit import no_refcount
+from engine.core.jit import no_refcount, no_refcount_inline
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 PASS = -1
@@ -387,6 +387,11 @@ def play(b, p, c):
         meta[M_KO_COLOR] = o
     meta[M_CAUGHT] = captured
     return captured
+
+
+play_inlined = no_refcount_inline(play.py_func)
+"""`play`, copied into its caller: for the playout loops that call it once a move
+(engine/core/jit.py's no_refcount_inline)."""
 
 
 @njit(cache=True)

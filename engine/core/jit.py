@@ -20,3 +20,10 @@ were already pruned or borrowed; BENCHMARKS.md, session 33), so they keep plain 
 from numba import njit
 
 no_refcount = njit(cache=True, nogil=True, _nrt=False)
+
+no_refcount_inline = njit(cache=True, nogil=True, _nrt=False, inline='always')
+"""`no_refcount`, inlined into each caller by numba (IR inlining) for functions that take the
+Board record: a call passes the record's ten arrays by value, about 70 words pushed on the
+stack, which cost the rule-based playouts more than the calls' work (BENCHMARKS.md, session 39).
+A function compiled this way is copied into every caller, so it is kept for small functions
+and for the stages called once a move."""

@@ -44,7 +44,8 @@ belongs to the softmax kinds.
 The policy's tables are `mogo[c - 1, code]`: 1 where the 3x3 code around a point matches a
 MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table); and, with weights,
 `pclass[c - 1, code]`, the 3x3 pattern class.  Everything a playout move runs is compiled
-without reference counting (engine/core/jit.py).
+without reference counting (engine/core/jit.py), and the stages of a move that take the board
+record, with the board's `play`, are copied into the playout loop (`no_refcount_inline`).
 """
 import numpy as np
 from numba import njit

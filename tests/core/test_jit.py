@@ -40,7 +40,8 @@ def _times_two(a, i):
     return 2 * a[i]
 
 
-@no_refcount
+# Not cached (numba cannot show cached code), compiled like the playout loops.
+@njit(nogil=True, _nrt=False)
 def _caller_sum(a):
     return _times_two(a, 0) + _times_two(a, 1)
 

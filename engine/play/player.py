@@ -370,8 +370,11 @@ class Engine:
             for i in range(count):
                 k = first + i
                 m = int(t.move[k])
-                v = int(t.visits[k])
+                # Read while a search may still run (analysis): the sums before the visits,
+                # which a simulation increments first, so that a sum never counts a
+                # simulation the visits do not.
                 sums = np.array([t.wins[k], t.score[k], t.score2[k]])
+                v = int(t.visits[k])
                 old = merged.get(m)
                 pv = self._pv(t, k) if old is None or v > old[3] else old[4]
                 vs, total = (old[0] + v, old[1] + sums) if old else (v, sums)
@@ -381,7 +384,10 @@ class Engine:
             if vs > 0:
                 mean = score / vs
                 stdev = math.sqrt(max(score2 / vs - mean * mean, 0.0))
-                stats.append(MoveStats(m, vs, wins / vs, prior, pv, mean, stdev))
+                # Clipped: the compiler may still order a simulation's two increments the
+                # other way round.
+                stats.append(MoveStats(m, vs, min(max(wins / vs, 0.0), 1.0), prior, pv, mean,
+                                       stdev))
         stats.sort(key=lambda s: (-s.visits, -s.winrate))
         return stats
 

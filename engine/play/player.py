@@ -300,6 +300,7 @@ class Engine:
                     n = BATCH if share is None else min(BATCH, share - done[t])
                     search.run(s.tree, root, policy, prior, params, n, rng)
                     done[t] += n
+                    s.sims += n    # now, for the analysis that reads ownership mid-search
                     if deadline is not None and self.now() > deadline:
                         break
             except Exception as e:
@@ -329,8 +330,6 @@ class Engine:
                 if report and self.now() >= next_report:
                     report()
                     next_report = self.now() + interval
-        for s, n in zip(searchers, done):
-            s.sims += n
         if errors:
             raise errors[0]
         return sum(done)
@@ -398,7 +397,8 @@ class Engine:
         if not sims:
             return None
         owned = sum(s.tree.owned[0].astype(np.float64) - s.tree.owned[1] for s in self._threads)
-        return owned / sims
+        # Mid-search the counts may hold part of a batch `sims` does not count yet.
+        return np.clip(owned / sims, -1.0, 1.0)
 
     def root_score(self):
         """(mean, stdev) of the final margin over the root's simulations, for the player to

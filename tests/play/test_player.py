@@ -48,6 +48,19 @@ def test_root_win_rates_stay_within_0_and_1_when_read_mid_simulation():
     assert all(s.winrate == 1.0 for s in stats)
 
 
+def test_ownership_is_reported_during_a_search_not_only_after_it():
+    """lz-/kata-analyze report ownership every interval while the search runs: it must count
+    the simulations so far (before, the first search reported none until it ended)."""
+    e = engine(playouts=4000, seed=5)
+    seen = []
+    e.search(BLACK, total=4000, report=lambda: seen.append(e.search_ownership()),
+             interval=0.005)
+    assert seen, "no report during the search"
+    mid = [o for o in seen if o is not None]
+    assert mid and all(np.all(np.abs(o) <= 1.0) for o in mid)
+    assert any(np.any(o != 0.0) for o in mid)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_same_seed_and_playouts_give_the_same_decisions(threads):
     runs = []

@@ -452,9 +452,6 @@ def area_score(b, owner):
     """Black's area minus White's (no komi), using `owner` as scratch (length of the board)."""
     area_owner(b, owner)
     score = 0
-    for p in range(owner.shape[0]):
-        if owner[p] == BLACK:
-            score += 1
-        elif owner[p] == WHITE:
-            score -= 1
+    for p in range(owner.shape[0]):   # without branches: a count the compiler can vectorise
+        score += (owner[p] == BLACK) - (owner[p] == WHITE)
     return score

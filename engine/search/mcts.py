@@ -47,6 +47,7 @@ from numba import njit
 
 from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, area_score,
                                copy_board, copy_into, is_eye, is_legal, play)
+from engine.core.jit import no_refcount
 from engine.core.rng import rand_float
 from engine.search.params import playout_rules
 from engine.search.tree import allocate, borrowed_tree, reset_node
@@ -67,9 +68,11 @@ def unrestricted(points, depths=1):
 
 
 @njit(cache=True)
-def unpruned_count(visits, n_child, params):
-    """How many of a node's children (sorted by H) are eligible at `visits` visits."""
-    k = min(int(params.unprune_k_init), n_child)
+def unpruned_count(visits, n_child, params, known=0):
+    """How many of a node's children (sorted by H) are eligible at `visits` visits; `known`, a
+    count the node had at fewer visits, is where the schedule's walk starts (visits only grow,
+    so the count does too, and each selection pays for one threshold, not all of them)."""
+    k = max(min(int(params.unprune_k_init), n_child), known)
     if k < 1:
         k = 1
     while k < n_child and visits >= params.unprune_a * params.unprune_b ** (k - params.unprune_k_init):
@@ -79,6 +82,45 @@ def unpruned_count(visits, n_child, params):
 
 @njit(cache=True)
 def expand(tree, node, b, c, prior, params, scores, exclude):
+    """`expand_into` with buffers of its own (for callers outside the search loop)."""
+    points = scores.shape[0]
+    return expand_into(tree, node, b, c, prior, params, scores, exclude,
+                       np.empty(points + 1, np.int32), np.empty(points), np.empty(points, np.int64),
+                       np.empty(points, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def sort_by_score(h, n, order, tmp):
+    """order[:n] = the indices of h[:n] by decreasing value, equal values in index order (as
+    np.argsort(-h, kind="mergesort")), by a bottom-up merge sort in `order` and `tmp`: no
+    allocation, which an expansion per simulation or two would otherwise pay for."""
+    for i in range(n):
+        order[i] = i
+    src, dst = order, tmp
+    in_order = True
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                # The right run's element goes first only when strictly greater: stable.
+                if j < hi and (i >= mid or h[src[j]] > h[src[i]]):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+        src, dst = dst, src
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        order[:n] = tmp[:n]
+
+
+@njit(cache=True)
+def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, order, tmp):
     """Create the children of `node` (position `b`, `c` to move): every legal move that does
     not fill c's own eye, sorted by H (the `prior` policy's move scores), plus PASS last.
     False if the pool is full.
@@ -87,13 +129,13 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
     and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
     sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
-    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it."""
+    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it.
+    `moves` (points + 1), `h`, `order` and `tmp` (points each) are scratch."""
     # Borrowed views: the loops below read the records' fields once a point or child, which
     # numba would reference-count each time (policies/nrt.py).
     b = borrowed_board(b)
     tree = borrowed_tree(tree)
     n = b.meta[M_NEMPTY]
-    moves = np.empty(n + 1, np.int32)
     count = 0
     for i in range(n):
         p = b.empties[i]
@@ -104,12 +146,11 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     if start < 0:
         return False
     move_scores(b, c, prior, scores)
-    h = np.empty(count)
     for i in range(count):
         h[i] = scores[moves[i]]
     ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
                   int(params.ladder_nets))
-    order = np.argsort(-h, kind="mergesort")  # stable: equal H keeps board order
+    sort_by_score(h, count, order, tmp)  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
     prior_n = params.prior_visits if params.rave > 0.0 else 0.0
@@ -133,7 +174,8 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     tree.child_start[node] = start
     tree.n_child[node] = count + 1
     # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
-    # `allowed` = all children marks such a node; 0 leaves it to the unpruning schedule.
+    # `allowed` = all children marks such a node; 0 leaves it to the unpruning schedule
+    # (select_child keeps the count reached there).
     flat = count == 0 or top == low
     tree.allowed[node] = count + 1 if flat else 0
     return True
@@ -158,7 +200,7 @@ def _sample_by_prior(tree, node, rng):
     return first + count - 1
 
 
-@njit(cache=True)
+@no_refcount
 def select_child(tree, node, params, rng):
     """The child to descend into (see the module docstring for the rule)."""
     visits, wins, prior = tree.visits, tree.wins, tree.prior   # bound once (policies/nrt.py)
@@ -168,33 +210,45 @@ def select_child(tree, node, params, rng):
         return _sample_by_prior(tree, node, rng)
     first = tree.child_start[node]
     n_child = tree.n_child[node]
-    allowed = n_child
-    if tree.allowed[node] != n_child:
-        allowed = unpruned_count(n_p, n_child - 1, params)  # PASS is never pruned
-    log_np = np.log(max(n_p, 1))  # a fresh node (T = 0) selects too
+    allowed = tree.allowed[node]
+    if allowed != n_child:
+        allowed = unpruned_count(n_p, n_child - 1, params, allowed)  # PASS is never pruned
+        tree.allowed[node] = allowed
     rave = params.rave > 0.0
     if rave and params.rave_skip > 0.0 and rand_float(rng) < params.rave_skip:
         rave = False
+    # The terms a zero constant turns off are skipped, not added as zeros: the same sums (x +
+    # 0.0 is x), without a square root and a division per child (the 9x9 default has uct_c 0).
+    explore = params.uct_c != 0.0
+    bias = params.bias_weight != 0.0
+    log_np = np.log(max(n_p, 1)) if explore else 0.0  # a fresh node (T = 0) selects too
     best = -1
     best_score = -1e300
-    for i in range(n_child):
-        if i >= allowed and i != n_child - 1:
-            continue
-        k = first + i
+    eligible = min(allowed, n_child)
+    # The eligible children, then PASS (last, never pruned) when it is not among them.
+    for j in range(eligible + (1 if eligible < n_child else 0)):
+        k = first + (j if j < eligible else n_child - 1)
         n = visits[k]
         rn = rave_n[k]
         if n == 0:
             if rave and rn > 0:
-                score = rave_w[k] / rn + params.uct_c * np.sqrt(log_np)
+                score = rave_w[k] / rn
+                if explore:
+                    score += params.uct_c * np.sqrt(log_np)
             else:
                 score = params.first_play
-            score += params.bias_weight * prior[k]
+            if bias:
+                score += params.bias_weight * prior[k]
         else:
             v = wins[k] / n
             if rave and rn > 0:
                 beta = rn / (n + rn + n * rn / params.rave_equiv)
                 v = (1.0 - beta) * v + beta * rave_w[k] / rn
-            score = v + params.uct_c * np.sqrt(log_np / n) + params.bias_weight * prior[k] / (n + 1)
+            score = v
+            if explore:
+                score += params.uct_c * np.sqrt(log_np / n)
+            if bias:
+                score += params.bias_weight * prior[k] / (n + 1)
         if score > best_score:
             best_score = score
             best = k
@@ -221,6 +275,11 @@ def run(tree, root, pol, prior, params, count, rng):
     max_depth = 4 * board_points + 64
     path = np.empty(max_depth + 1, np.int32)
     first_play = np.zeros(board_points, np.int32)  # RAVE: index + 1 of each point's first play
+    # expand_into's scratch, allocated once for the whole batch.
+    child_moves = np.empty(board_points + 1, np.int32)
+    child_h = np.empty(board_points)
+    child_order = np.empty(board_points, np.int64)
+    sort_tmp = np.empty(board_points, np.int64)
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params.lgr > 0.0
@@ -230,7 +289,8 @@ def run(tree, root, pol, prior, params, count, rng):
     scratch = borrowed_board(scratch_own)
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
-        expand(tree, 0, root_board, to_play, prior, params, scores, exclude[0])
+        expand_into(tree, 0, root_board, to_play, prior, params, scores, exclude[0],
+                    child_moves, child_h, child_order, sort_tmp)
     restricted = exclude.shape[0]
     # The tree's arrays the loop reads and writes, bound once: numba reference-counts a
     # record's field at every read (policies/nrt.py).  The pool never moves (tree.py).
@@ -249,9 +309,10 @@ def run(tree, root, pol, prior, params, count, rng):
                 if work.meta[M_PASSES] >= 2:
                     terminal = True
                     break
-                if depth == max_depth or visits[node] < params.expand_visits or not expand(
+                if depth == max_depth or visits[node] < params.expand_visits or not expand_into(
                         tree, node, work, c, prior, params, scores,
-                        exclude[depth] if depth < restricted else no_exclusion):
+                        exclude[depth] if depth < restricted else no_exclusion,
+                        child_moves, child_h, child_order, sort_tmp):
                     break
             node = select_child(tree, node, params, rng)
             move = tree_move[node]
@@ -286,11 +347,9 @@ def run(tree, root, pol, prior, params, count, rng):
             score_sum[k] += margin if mover == BLACK else -margin
             score2_sum[k] += margin * margin
             mover = 3 - mover
-        for p in range(board_points):
-            if owner[p] == BLACK:
-                owned[0, p] += 1
-            elif owner[p] == WHITE:
-                owned[1, p] += 1
+        for p in range(board_points):   # without branches: contested points are random
+            owned[0, p] += owner[p] == BLACK
+            owned[1, p] += owner[p] == WHITE
         if params.rave > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
                          first_play, params.rave_decay)
@@ -318,7 +377,7 @@ def _update_replies(replies, moves_played, n_moves, to_play, black_result):
             replies[c - 1, prev] = PASS
 
 
-@njit(cache=True)
+@no_refcount
 def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play,
                  decay):
     """All-moves-as-first: each child of a path node whose move was played first (on its
@@ -345,12 +404,15 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
         result = black_result if c == BLACK else 1.0 - black_result
         slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
         first = child_start[node]
+        # Without branches: whether a child shares is as good as random (half the moves are
+        # the wrong colour's), so each child is updated, by 0 when it does not share (x + 0.0
+        # is x: the same sums as skipping it).
         for k in range(first, first + n_child[node]):
             m = move[k]
-            if m == PASS or first_play[m] == 0:
-                continue
-            later = first_play[m] - 1 - i  # plies from the node's move to the point's first play
-            if later % 2 == 0:             # an even distance: played first by c
-                w = 1.0 + decay - slope * later
-                rave_n[k] += w
-                rave_w[k] += w * result
+            f = first_play[m] if m != PASS else 0
+            later = f - 1 - i  # plies from the node's move to the point's first play
+            # Played after the node (f > 0, so later >= 0), at an even distance: by c.
+            share = (1 - (later & 1)) * (f > 0)   # 1 or 0
+            w = share * (1.0 + decay - slope * later)
+            rave_n[k] += w
+            rave_w[k] += w * result

@@ -4,8 +4,8 @@ Node 0 is the root.  A node's children are a contiguous block of the pool
 (`child_start`, `n_child`), created all at once when the node is expanded and
 sorted by the policy's heuristic H (best first), so progressive unpruning
 needs only a count of how many leading children are eligible, computed from
-the visits; `allowed` equal to `n_child` marks a node never to prune (its H
-could not tell the moves apart).
+the visits and kept in `allowed` (0 before the node's first selection); `allowed`
+equal to `n_child` marks a node never to prune (its H could not tell the moves apart).
 Values are kept from the point of view of the player who made the node's
 move: `wins / visits` is that player's win rate, `score / visits` the mean final margin of
 its simulations for that player (komi included) and `score2 / visits` the mean square, for

@@ -202,27 +202,44 @@ def _read(b, p, att, attacker_to_move, nets, copies):
             attacker_here = not attacker_here
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _ladder_sides(b, m, c):
+    """Does c's move at `m` touch a chain of c's with at most two liberties (save: an escape
+    to read), and one of the opponent's with two (attack: an atari to read)?"""
+    w = b.meta[M_WIDTH]
+    save = False
+    attack = False
+    for q in (m - 1, m + 1, m - w, m + w):
+        col = b.color[q]
+        if col == c and b.libs[b.head[q]] <= 2:
+            save = True
+        elif col == 3 - c and b.libs[b.head[q]] == 2:
+            attack = True
+    return save, attack
+
+
 @njit(cache=True)
 def ladder_adjust(b, c, moves, count, h, escape, capture, nets):
     """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the readings above (with up to
     `nets` net moves in a line)."""
     if escape == 0.0 and capture == 0.0:
         return
+    first = 0
+    while first < count:
+        save, attack = _ladder_sides(b, moves[first], c)
+        if save or attack:
+            break
+        first += 1
+    if first == count:
+        return   # most expansions: no reading, and none of the allocations below
     w = b.meta[M_WIDTH]
     o = 3 - c
     after = b          # the position after a move: one scratch copy, made at the first need
     scratch = False
     copies = [b]       # the readings' board copies, shared by all of them
-    for i in range(count):
+    for i in range(first, count):
         m = moves[i]
-        save = False
-        attack = False
-        for q in (m - 1, m + 1, m - w, m + w):
-            col = b.color[q]
-            if col == c and b.libs[b.head[q]] <= 2:
-                save = True
-            elif col == o and b.libs[b.head[q]] == 2:
-                attack = True
+        save, attack = _ladder_sides(b, m, c)
         if not (save or attack):
             continue
         if scratch:

@@ -20,6 +20,19 @@ from helpers import POINTS, POLICY, SIZE, at, board_from_ascii, params, root
 
 # -- expansion --------------------------------------------------------------------------------
 
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 81, 362])
+def test_children_sort_as_a_stable_argsort_by_decreasing_h(n):
+    """expand orders children with its own allocation-free merge sort: it must give what
+    np.argsort(-h, kind="mergesort") gives, ties (frequent: few distinct H) in board order."""
+    rng = np.random.default_rng(n)
+    for distinct in (2, 5, 1000):
+        h = rng.integers(0, distinct, 400).astype(float) * 0.25 - 1.0
+        order = np.full(400, -1, np.int64)
+        search.sort_by_score(h, n, order, np.empty(400, np.int64))
+        assert list(order[:n]) == list(np.argsort(-h[:n], kind="mergesort"))
+        assert (order[n:] == -1).all()
+
 # Black has an eye at A5, White eyes at D2 and E1: each is its owner's own eye and suicide
 # for the other colour.
 EYES = """

@@ -241,6 +241,28 @@ def test_unpruning_schedule_matches_the_formula_everywhere(k_init, a, b):
             previous = got
 
 
+def test_unpruning_count_walked_on_from_a_known_count_is_the_same():
+    """select_child keeps a node's count and walks the schedule on from it as visits grow:
+    the count must be the formula's, from any smaller count it knew."""
+    p = params(unprune_k_init=5.0, unprune_a=40.0, unprune_b=1.3)
+    known = 0
+    for visits in range(0, 3000, 7):
+        known = unpruned_count(visits, 40, p, known)
+        assert known == schedule(visits, 40, 5, 40.0, 1.3), visits
+    for start in (0, 1, 5, 9):
+        assert unpruned_count(100, 40, p, start) == schedule(100, 40, 5, 40.0, 1.3)
+
+
+def test_selection_keeps_the_unpruned_count_in_the_node():
+    """A pruned node's `allowed` holds the count reached at its visits after a selection."""
+    children = [child(1, 1, prior=-0.1 * k) for k in range(12)]
+    tree = hand_tree(children, 100, prune=True)
+    p = params(prune_visits=0.0, unprune_k_init=5.0, unprune_a=40.0, unprune_b=1.3)
+    assert tree.allowed[0] == 0
+    select_child(tree, 0, p, make_rng(1))
+    assert tree.allowed[0] == unpruned_count(100, 11, p) == 9
+
+
 @pytest.mark.parametrize("k_init, n_child", [(10, 4), (30, 29), (6, 5), (100, 1)])
 def test_k_init_larger_than_the_children(k_init, n_child):
     p = params(unprune_k_init=float(k_init))

@@ -15,7 +15,9 @@ A function compiled for a call from a `no_refcount` one inherits the option unle
 its own (numba's flag inheritance), so a callee that allocates (a board copy, the tree's
 expansion, a softmax playout) would need `_nrt=True` in its decorator.  The search loop and the
 local playouts were tried this way and did not run measurably faster (their reference counts
-were already pruned or borrowed; BENCHMARKS.md, session 33), so they keep plain `njit`.
+were already pruned or borrowed; BENCHMARKS.md, session 33), so they keep plain `njit`; of the
+search's functions only `select_child` and `_update_rave`, called at every tree level and
+allocating nothing, are compiled this way (session 40).
 """
 from numba import njit
 

@@ -33,6 +33,7 @@ def test_children_sort_as_a_stable_argsort_by_decreasing_h(n):
         assert list(order[:n]) == list(np.argsort(-h[:n], kind="mergesort"))
         assert (order[n:] == -1).all()
 
+
 # Black has an eye at A5, White eyes at D2 and E1: each is its owner's own eye and suicide
 # for the other colour.
 EYES = """

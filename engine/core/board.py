@@ -95,22 +95,30 @@ def copy_board(b):
                  b.empties.copy(), b.epos.copy(), b.mark.copy(), b.meta.copy(), b.zob)
 
 
-@njit(cache=True)
+@no_refcount
 def copy_into(dst, src):
-    """Overwrite `dst` with `src` (same size) without allocating: the per-playout reset."""
-    dst.color[:] = src.color
-    dst.head[:] = src.head
-    dst.nxt[:] = src.nxt
-    dst.libs[:] = src.libs
-    dst.csize[:] = src.csize
-    dst.empties[:] = src.empties
-    dst.epos[:] = src.epos
+    """Overwrite `dst` with `src` (same size) without allocating: the per-playout reset;
+    without reference counting (engine/core/jit.py), as it runs once a simulation and once a
+    node of the tree's ladder reading.  Loops, not slice assignments, which need numba's runtime."""
     # `mark` is not copied: it only has to stay below the stamp, so keep dst's stamp if it is
     # ahead (reusing a stamp value that dst's marks already hold would corrupt liberty counts).
     stamp = dst.meta[M_STAMP]
-    dst.meta[:] = src.meta
+    _copy(dst.color, src.color)
+    _copy(dst.head, src.head)
+    _copy(dst.nxt, src.nxt)
+    _copy(dst.libs, src.libs)
+    _copy(dst.csize, src.csize)
+    _copy(dst.empties, src.empties)
+    _copy(dst.epos, src.epos)
+    _copy(dst.meta, src.meta)
     if stamp > dst.meta[M_STAMP]:
         dst.meta[M_STAMP] = stamp
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _copy(dst, src):
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
@@ -398,29 +406,54 @@ play_inlined = no_refcount_inline(play.py_func)
 def area_owner(b, owner):
     """Fill `owner[p]` (a signed array, e.g. int8) with the Tromp-Taylor owner of every point: the stone's colour, or for
     an empty region the one colour it reaches (EMPTY if it reaches both or neither)."""
+    color = b.color   # bound once: numba reference-counts a record's field at every read
+    mark = b.mark
+    empties = b.empties
     w = b.meta[M_WIDTH]
-    owner[:] = EMPTY
-    stamp = _new_stamp(b)
-    stack = np.empty(b.empties.shape[0], dtype=np.int32)
+    for p in range(owner.shape[0]):
+        cp = color[p]
+        owner[p] = cp if cp != BORDER else EMPTY
+    # A played-out board's empty points are nearly all alone between stones: settled in one
+    # pass, without the flood fill and its stack, which only open points (an empty neighbour)
+    # need.
+    n_open = 0
     for i in range(b.meta[M_NEMPTY]):
-        start = b.empties[i]
-        if b.mark[start] == stamp:
-            continue
+        p = empties[i]
+        reach = 0
+        alone = True
+        for q in (p - 1, p + 1, p - w, p + w):
+            cq = color[q]
+            alone &= cq != EMPTY
+            reach |= cq if cq != BORDER else 0
+        if alone:
+            owner[p] = reach if reach != 3 else EMPTY
+        else:
+            n_open += 1
+    if n_open == 0:
+        return
+    stamp = _new_stamp(b)
+    stack = np.empty(n_open, dtype=np.int32)
+    for i in range(b.meta[M_NEMPTY]):
+        start = empties[i]
+        if mark[start] == stamp or not (color[start - 1] == EMPTY or color[start + 1] == EMPTY
+                                        or color[start - w] == EMPTY
+                                        or color[start + w] == EMPTY):
+            continue   # flooded already, or alone (settled by the first pass)
         # Flood the region once to learn which colours it touches, then once more to paint it.
         reach = 0
         top = 0
         stack[top] = start
         top += 1
-        b.mark[start] = stamp
+        mark[start] = stamp
         while top > 0:
             top -= 1
             s = stack[top]
             owner[s] = -1  # provisional: part of this region
             for q in (s - 1, s + 1, s - w, s + w):
-                cq = b.color[q]
+                cq = color[q]
                 if cq == EMPTY:
-                    if b.mark[q] != stamp:
-                        b.mark[q] = stamp
+                    if mark[q] != stamp:
+                        mark[q] = stamp
                         stack[top] = q
                         top += 1
                 elif cq != BORDER:
@@ -438,13 +471,6 @@ def area_owner(b, owner):
                     owner[q] = colour
                     stack[top] = q
                     top += 1
-    n = b.meta[M_SIZE]
-    for r in range(1, n + 1):
-        for col in range(1, n + 1):
-            p = r * w + col
-            cp = b.color[p]
-            if cp == BLACK or cp == WHITE:
-                owner[p] = cp
 
 
 @njit(cache=True)

@@ -51,7 +51,7 @@ from engine.core.jit import no_refcount
 from engine.core.rng import rand_float
 from engine.search.params import playout_rules
 from engine.search.tree import allocate, borrowed_tree, reset_node
-from engine.tactics.ladders import ladder_adjust
+from engine.tactics.ladders import ladder_adjust, ladder_scratch
 from policies.kernel import borrowed_policy, move_scores, playout_moves, playout_moves_reading
 from policies.nrt import borrowed_board
 
@@ -86,7 +86,7 @@ def expand(tree, node, b, c, prior, params, scores, exclude):
     points = scores.shape[0]
     return expand_into(tree, node, b, c, prior, params, scores, exclude,
                        np.empty(points + 1, np.int32), np.empty(points), np.empty(points, np.int64),
-                       np.empty(points, np.int64))
+                       np.empty(points, np.int64), ladder_scratch(b))
 
 
 @njit(cache=True, nogil=True)
@@ -120,7 +120,7 @@ def sort_by_score(h, n, order, tmp):
 
 
 @njit(cache=True)
-def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, order, tmp):
+def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, order, tmp, ls):
     """Create the children of `node` (position `b`, `c` to move): every legal move that does
     not fill c's own eye, sorted by H (the `prior` policy's move scores), plus PASS last.
     False if the pool is full.
@@ -130,7 +130,8 @@ def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, orde
     and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
     sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
     (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it.
-    `moves` (points + 1), `h`, `order` and `tmp` (points each) are scratch."""
+    `moves` (points + 1), `h`, `order` and `tmp` (points each) are scratch, and `ls` the ladder
+    reading's (engine/tactics/ladders.py's LadderScratch)."""
     # Borrowed views: the loops below read the records' fields once a point or child, which
     # numba would reference-count each time (policies/nrt.py).
     b = borrowed_board(b)
@@ -149,7 +150,7 @@ def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, orde
     for i in range(count):
         h[i] = scores[moves[i]]
     ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
-                  int(params.ladder_nets))
+                  int(params.ladder_nets), ls)
     sort_by_score(h, count, order, tmp)  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
@@ -280,6 +281,7 @@ def run(tree, root, pol, prior, params, count, rng):
     child_h = np.empty(board_points)
     child_order = np.empty(board_points, np.int64)
     sort_tmp = np.empty(board_points, np.int64)
+    ladders = ladder_scratch(root_board)
     # The simulation's moves, tree part then playout part (whose length move_cap bounds).
     moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
     lgr = params.lgr > 0.0
@@ -290,7 +292,7 @@ def run(tree, root, pol, prior, params, count, rng):
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
         expand_into(tree, 0, root_board, to_play, prior, params, scores, exclude[0],
-                    child_moves, child_h, child_order, sort_tmp)
+                    child_moves, child_h, child_order, sort_tmp, ladders)
     restricted = exclude.shape[0]
     # The tree's arrays the loop reads and writes, bound once: numba reference-counts a
     # record's field at every read (policies/nrt.py).  The pool never moves (tree.py).
@@ -312,7 +314,7 @@ def run(tree, root, pol, prior, params, count, rng):
                 if depth == max_depth or visits[node] < params.expand_visits or not expand_into(
                         tree, node, work, c, prior, params, scores,
                         exclude[depth] if depth < restricted else no_exclusion,
-                        child_moves, child_h, child_order, sort_tmp):
+                        child_moves, child_h, child_order, sort_tmp, ladders):
                     break
             node = select_child(tree, node, params, rng)
             move = tree_move[node]

@@ -24,39 +24,79 @@ in atari next to its own.  A net stone the defender could capture at once counts
 Past a node budget or a depth the chain counts as escaping, so an unread case changes
 nothing.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from engine.core.board import EMPTY, M_WIDTH, copy_board, copy_into, is_legal, next_stamp, play
+from engine.core.board import (EMPTY, M_LEN, M_WIDTH, Board, copy_into, is_legal, next_stamp,
+                               play)
+from engine.core.jit import no_refcount, no_refcount_inline
 
 READ_DEPTH = 60      # plies: a ladder across 19x19 is about 40
 READ_BUDGET = 400    # positions looked at per question
+MAX_CANDIDATES = 8   # moves read at one node (a defender's: extend, or capture a chaser in atari)
+OPEN = 2             # _candidates: the position needs reading (its moves are in the row)
+
+# A reading's working memory, allocated by the caller once for many readings (the search: once
+# a batch), so that reading allocates nothing and is compiled without reference counting
+# (engine/core/jit.py), which made the tree's expansions in middle-game positions a fifth
+# cheaper (BENCHMARKS.md, session 41).  Row d of each board field is the board of frame d:
+# row 0 the position after the move read (ladder_adjust's), rows 1.. the reading's plies; `mark`
+# and the stamp in `meta` start at 0, below any stamp (copy_into keeps the larger).  `frames`:
+# per frame, its moves (columns 0..MAX_CANDIDATES: count, then moves), the next to try and the
+# nets left; its last row holds the node budget and _candidates' liberty lists.
+LadderScratch = namedtuple("LadderScratch",
+                           "color head nxt libs csize empties epos mark meta frames")
+_TRIED = MAX_CANDIDATES + 1
+_NETS = MAX_CANDIDATES + 2
 
 
 @njit(cache=True)
-def chain_liberties(b, p, out):
-    """The liberties of the chain at `p` into `out`, at most len(out) of them; how many."""
-    stamp = next_stamp(b.mark, b.meta)
-    w = b.meta[M_WIDTH]
+def ladder_scratch(b):
+    """A LadderScratch for boards of b's size."""
+    rows = READ_DEPTH + 1
+    points = b.color.shape[0]
+    return LadderScratch(np.empty((rows, points), np.int8), np.empty((rows, points), np.int32),
+                         np.empty((rows, points), np.int32), np.empty((rows, points), np.int32),
+                         np.empty((rows, points), np.int32),
+                         np.empty((rows, b.empties.shape[0]), np.int32),
+                         np.empty((rows, points), np.int32), np.zeros((rows, points), np.int32),
+                         np.zeros((rows, M_LEN), np.int64),
+                         np.zeros((READ_DEPTH + 2, MAX_CANDIDATES + 3), np.int32))
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _frame_board(ls, zob, d):
+    """Frame d's board: views of the scratch's rows (no copy)."""
+    return Board(ls.color[d], ls.head[d], ls.nxt[d], ls.libs[d], ls.csize[d], ls.empties[d],
+                 ls.epos[d], ls.mark[d], ls.meta[d], zob)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _chain_libs(color, head, nxt, mark, meta, w, p, out):
+    stamp = next_stamp(mark, meta)
     n = 0
-    h = b.head[p]
+    h = head[p]
     s = h
     while True:
         for q in (s - 1, s + 1, s - w, s + w):
-            if b.color[q] == EMPTY and b.mark[q] != stamp:
-                b.mark[q] = stamp
+            if color[q] == EMPTY and mark[q] != stamp:
+                mark[q] = stamp
                 out[n] = q
                 n += 1
                 if n == out.shape[0]:
                     return n
-        s = b.nxt[s]
+        s = nxt[s]
         if s == h:
             break
     return n
 
 
-MAX_CANDIDATES = 8  # moves read at one node (a defender's: extend, or capture a chaser in atari)
-OPEN = 2            # _candidates: the position needs reading (its moves are in the row)
+@no_refcount
+def chain_liberties(b, p, out):
+    """The liberties of the chain at `p` into `out`, at most len(out) of them; how many."""
+    return _chain_libs(b.color, b.head, b.nxt, b.mark, b.meta, b.meta[M_WIDTH], p, out)
 
 
 @njit(cache=True, inline='always')
@@ -64,7 +104,7 @@ def _next_to(q, r, w):
     return abs(q - r) == 1 or abs(q - r) == w
 
 
-@njit(cache=True)
+@no_refcount_inline
 def _add_nets(b, libs, att, row):
     """Append to `row` the attacker's net moves against a chain with liberties libs[0:2]: the
     empty points next to a liberty (a loose move that keeps the chain from running, geta),
@@ -84,18 +124,20 @@ def _add_nets(b, libs, att, row):
                 row[row[0]] = -(q + 1)
 
 
-@njit(cache=True)
-def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone):
+@no_refcount_inline
+def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone, libs, one):
     """The moves to read at this node into `row`, or the node's value when it has none:
     1 the chain at `p` is (or will at once be) captured, 0 it escapes, OPEN otherwise (row[0]
     then holds the number of moves, row[1:] the moves).  The attacker may still play `nets`
-    net moves in this line; `net_stone` is the net just played (the defender to move), or -1."""
+    net moves in this line; `net_stone` is the net just played (the defender to move), or -1.
+    `libs` (3) and `one` (1): scratch."""
     defender = 3 - att
-    if b.color[p] != defender:
+    color, head, nxt, mark, meta = b.color, b.head, b.nxt, b.mark, b.meta
+    if color[p] != defender:
         return 1
     budget[0] -= 1
-    libs = np.empty(3, np.int32)
-    n = chain_liberties(b, p, libs)
+    w = meta[M_WIDTH]
+    n = _chain_libs(color, head, nxt, mark, meta, w, p, libs)
     row[0] = 0
     if attacker_to_move:
         if n == 1:
@@ -112,7 +154,7 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone
     if net_stone >= 0:
         # After a net the chain has two liberties: it runs at either, and a net stone the
         # defender can take at once (in atari) holds nothing.
-        if n >= 3 or b.libs[b.head[net_stone]] < 2:
+        if n >= 3 or b.libs[head[net_stone]] < 2:
             return 0
     elif n >= 2:
         return 0   # not in atari: the attacker's move did not hold it (a chaser was captured)
@@ -122,21 +164,19 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone
         if is_legal(b, libs[i], defender):
             row[0] += 1
             row[row[0]] = libs[i]
-    w = b.meta[M_WIDTH]
-    one = np.empty(1, np.int32)
-    h = b.head[p]
+    h = head[p]
     s = h
     while True:
         for q in (s - 1, s + 1, s - w, s + w):
-            if b.color[q] == att and b.libs[b.head[q]] == 1 and row[0] < MAX_CANDIDATES:
-                chain_liberties(b, q, one)
+            if color[q] == att and b.libs[head[q]] == 1 and row[0] < MAX_CANDIDATES:
+                _chain_libs(color, head, nxt, mark, meta, w, q, one)
                 known = False
                 for k in range(1, row[0] + 1):
                     known = known or row[k] == one[0]
                 if not known and is_legal(b, one[0], defender):
                     row[0] += 1
                     row[row[0]] = one[0]
-        s = b.nxt[s]
+        s = nxt[s]
         if s == h:
             break
     return OPEN if row[0] > 0 else 1
@@ -145,25 +185,31 @@ def _candidates(b, p, att, attacker_to_move, depth, budget, row, nets, net_stone
 @njit(cache=True)
 def capturable(b, p, att, attacker_to_move, nets=0):
     """Can `att` capture the chain at `p` by ataris, with at most `nets` net moves among them
-    (reading within the budget)?"""
-    return _read(b, p, att, attacker_to_move, nets, [b])
+    (reading within the budget)?  With scratch of its own (for occasional questions)."""
+    return _read(b, p, att, attacker_to_move, nets, ladder_scratch(b))
 
 
-@njit(cache=True)
-def _read(b, p, att, attacker_to_move, nets, copies):
-    """`capturable`, with `copies` the board copies of the frames below the first, kept from
-    one reading to the next (copies[0] stands for b and is never written).
+@no_refcount
+def _read(b, p, att, attacker_to_move, nets, ls):
+    """`capturable`, on the LadderScratch `ls` (frame 0 is b, which is only read).
 
     A depth-first AND/OR search with an explicit stack (numba's cache does not hold recursive
     functions): at the attacker's nodes one capturing move suffices, at the defender's every
-    escape must fail.  Frame d holds a board (b itself at d = 0, which is only read), its
-    moves, the next one to try and the net moves the attacker has left."""
-    budget = np.array([READ_BUDGET], np.int64)
-    moves = np.zeros((READ_DEPTH + 1, MAX_CANDIDATES + 1), np.int32)
-    tried = np.zeros(READ_DEPTH + 1, np.int32)
-    nets_left = np.zeros(READ_DEPTH + 1, np.int32)
+    escape must fail.  Frame d holds a board (b itself at d = 0), its moves, the next one to
+    try and the net moves the attacker has left."""
+    frames = ls.frames
+    moves = frames[:, :MAX_CANDIDATES + 1]
+    tried = frames[:, _TRIED]
+    nets_left = frames[:, _NETS]
+    extra = frames[READ_DEPTH + 1]
+    budget = extra[0:1]
+    libs = extra[1:4]
+    one = extra[4:5]
+    budget[0] = READ_BUDGET
+    tried[0] = 0
     nets_left[0] = nets
-    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0], nets, -1)
+    value = _candidates(b, p, att, attacker_to_move, READ_DEPTH, budget, moves[0], nets, -1,
+                        libs, one)
     if value != OPEN:
         return value == 1
     d = 0
@@ -171,10 +217,11 @@ def _read(b, p, att, attacker_to_move, nets, copies):
         attacker_here = attacker_to_move == (d % 2 == 0)
         if tried[d] < moves[d, 0]:
             tried[d] += 1
-            if d + 1 == len(copies):
-                copies.append(copy_board(b))
-            child = copies[d + 1]
-            copy_into(child, b if d == 0 else copies[d])
+            child = _frame_board(ls, b.zob, d + 1)
+            if d == 0:
+                copy_into(child, b)
+            else:
+                copy_into(child, _frame_board(ls, b.zob, d))
             m = moves[d, tried[d]]
             net = -1
             if m < 0:   # a net move (_add_nets)
@@ -183,7 +230,7 @@ def _read(b, p, att, attacker_to_move, nets, copies):
             play(child, m, att if attacker_here else 3 - att)
             nets_left[d + 1] = nets_left[d] - (1 if net >= 0 else 0)
             value = _candidates(child, p, att, not attacker_here, READ_DEPTH - d - 1, budget,
-                                moves[d + 1], nets_left[d + 1], net)
+                                moves[d + 1], nets_left[d + 1], net, libs, one)
             if value == OPEN:
                 d += 1
                 tried[d] = 0
@@ -218,10 +265,10 @@ def _ladder_sides(b, m, c):
     return save, attack
 
 
-@njit(cache=True)
-def ladder_adjust(b, c, moves, count, h, escape, capture, nets):
+@no_refcount
+def ladder_adjust(b, c, moves, count, h, escape, capture, nets, ls):
     """Shift `h[i]`, the H of `moves[i]` for colour `c`, by the readings above (with up to
-    `nets` net moves in a line)."""
+    `nets` net moves in a line), reading on the LadderScratch `ls`."""
     if escape == 0.0 and capture == 0.0:
         return
     first = 0
@@ -231,30 +278,24 @@ def ladder_adjust(b, c, moves, count, h, escape, capture, nets):
             break
         first += 1
     if first == count:
-        return   # most expansions: no reading, and none of the allocations below
+        return   # most expansions: no reading
     w = b.meta[M_WIDTH]
     o = 3 - c
-    after = b          # the position after a move: one scratch copy, made at the first need
-    scratch = False
-    copies = [b]       # the readings' board copies, shared by all of them
+    after = _frame_board(ls, b.zob, 0)   # the position after a move
     for i in range(first, count):
         m = moves[i]
         save, attack = _ladder_sides(b, m, c)
         if not (save or attack):
             continue
-        if scratch:
-            copy_into(after, b)
-        else:
-            after = copy_board(b)
-            scratch = True
+        copy_into(after, b)
         play(after, m, c)
         if (save and escape != 0.0 and after.libs[after.head[m]] == 2
-                and _read(after, m, o, True, nets, copies)):
+                and _read(after, m, o, True, nets, ls)):
             h[i] -= escape
         if attack and capture != 0.0:
             for q in (m - 1, m + 1, m - w, m + w):
                 if (after.color[q] == o and after.libs[after.head[q]] == 1
-                        and _read(after, q, c, False, nets, copies)):
+                        and _read(after, q, c, False, nets, ls)):
                     h[i] += capture
                     break
 

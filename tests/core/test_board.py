@@ -14,7 +14,8 @@ Every game is seeded (`1_000_000 * size + game number`); a failure names size, s
 and move, and `play_random_game(size, seed, Counter())` replays that game alone.
 
 Hypothesis properties then check that `copy_board` and `copy_into` give boards
-that are independent of and identical to their source.
+that are independent of and identical to their source, and that `area_owner` gives every
+point the owner a plain flood fill gives it.
 """
 import random
 from collections import Counter
@@ -28,7 +29,8 @@ from sgfmill import boards
 
 from engine.core.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST,
                                M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, PASS, WHITE,
-                               area_score, copy_board, copy_into, is_legal, new_board, play,
+                               area_owner, area_score, copy_board, copy_into, is_legal,
+                               new_board, play,
                                zobrist_table)
 from engine.core.coords import format_vertex, point, row_col
 
@@ -331,3 +333,44 @@ def test_copy_into_then_play_counts_liberties():
     copy_into(reused, source)
     play(reused, point(5, 2, 3), WHITE)       # so does the first move after the reset
     assert reused.libs[reused.head[centre]] == 3
+
+
+# ---------------------------------------------------------------------------
+# Owners.
+
+def flood_owners(b, size):
+    """Tromp-Taylor owner of every point, by a flood fill of each empty region from scratch."""
+    nbrs = neighbours(size)
+    color = b.color.tolist()
+    owner = [EMPTY] * len(color)
+    seen = set()
+    for p in on_board_points(size):
+        if color[p] in (BLACK, WHITE):
+            owner[p] = color[p]
+        elif p not in seen:
+            region, reach, todo = [], set(), [p]
+            seen.add(p)
+            while todo:
+                s = todo.pop()
+                region.append(s)
+                for q in nbrs[s]:
+                    if color[q] == EMPTY and q not in seen:
+                        seen.add(q)
+                        todo.append(q)
+                    elif color[q] in (BLACK, WHITE):
+                        reach.add(color[q])
+            colour = reach.pop() if len(reach) == 1 else EMPTY
+            for s in region:
+                owner[s] = colour
+    return owner
+
+
+@settings(max_examples=300, deadline=None)
+@given(size=st.integers(2, 9), seed=st.integers(0, 2 ** 32), moves=st.integers(0, 250))
+def test_area_owner_matches_a_flood_fill(size, seed, moves):
+    """Long random games leave many lone empty points (settled without the flood fill) beside
+    open regions, dame and seki points reaching both colours."""
+    b = random_position(size, seed, moves)
+    owner = np.full(b.color.shape[0], 7, dtype=np.int8)   # stale values must be overwritten
+    area_owner(b, owner)
+    assert owner.tolist() == flood_owners(b, size)

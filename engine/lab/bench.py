@@ -6,7 +6,9 @@ repeats (the machines are shared and noisy: compare figures from the same run).
 Start-up is the wall time from launching `gtp_main.py` to its answer to
 `protocol_version`, cold (empty numba cache) and warm (cache filled).  When Fuego 1.1 is
 installed, its games per second (one thread, empty board, its `uct_stat_search`) are measured
-in the same run beside the engine's in-search rate, with their ratio.
+in the same run beside the engine's in-search rate, with their ratio; and both again on the
+middle-game positions of `data/9x9-midgame` (real games, where the tree reads ladders and its
+prior sees shapes the empty board lacks), the mean of each position's rate.
 Cluster figures: labelling and evaluating a position file with 1 and with 2 local Dask
 workers, wall seconds (cluster start excluded), speed-up, the scheduling overhead the cluster
 measured (the share of the workers' time not spent in the units), and as a control the
@@ -32,6 +34,7 @@ MARK_START = "<!-- simbal-bench:start -->"
 MARK_END = "<!-- simbal-bench:end -->"
 CLUSTER_MARKS = ("<!-- simbal-bench-cluster:start -->", "<!-- simbal-bench-cluster:end -->")
 CLUSTER_DATA = ROOT / "data" / "5x5"
+MIDGAME = ROOT / "data" / "9x9-midgame" / "positions.jsonl"
 
 
 def playout_rate(size, seconds=2.0, repeats=3, seed=1, policy=None, rules=NO_RULES):
@@ -135,6 +138,56 @@ def fuego_rate(size, seconds=2.0, repeats=3):
     return best or None
 
 
+def midgame_rate(seconds, positions=MIDGAME):
+    """Simulations per second of the default engine's one-thread search, the mean over the
+    positions of the file `positions` of a fresh search of `seconds` each."""
+    from engine.play.player import Engine, Settings
+    from policies.data.files import position_board, read_positions
+
+    rates = []
+    engine = None
+    for pos in read_positions(positions):
+        if engine is None:
+            engine = Engine(pos.size, pos.komi, Settings(threads=1, seed=1))
+            engine.search(BLACK, total=200)   # loads the compiled code
+        board, colour = position_board(pos)
+        engine.game.reset(board=board)
+        start = time.perf_counter()
+        sims = engine.search(colour, deadline=start + seconds)
+        rates.append(sims / (time.perf_counter() - start))
+    return sum(rates) / len(rates)
+
+
+def fuego_midgame_rate(seconds, positions=MIDGAME):
+    """Fuego 1.1's games per second (`fuego_rate`'s settings) on the same positions, the mean
+    of each position's; None when Fuego is not installed."""
+    from engine.gtp import fuego
+    from engine.gtp.client import EngineFailure, GtpClient
+    from policies.data.files import read_positions
+
+    if not fuego.available():
+        return None
+    lines = (*fuego.player_settings(seconds=seconds), "uct_param_player reuse_subtree 0",
+             "uct_param_player ponder 0", "uct_param_player early_pass 0")
+    client = GtpClient(fuego.command(lines, book=False))
+    rates = []
+    try:
+        for pos in read_positions(positions):
+            client.send(f"boardsize {pos.size}")
+            client.send("clear_board")
+            for letter, vertex in pos.moves:
+                client.send(f"play {letter} {vertex}")
+            client.send(f"genmove {pos.to_play}", timeout=10 * seconds + 30)
+            for line in client.send("uct_stat_search").splitlines():
+                if line.startswith("Games/s"):
+                    rates.append(float(line.split()[1]))
+    except EngineFailure:
+        return None
+    finally:
+        client.close()
+    return sum(rates) / len(rates) if rates else None
+
+
 def fuego_figures(seconds, engine_9, engine_19):
     """Fuego's games/s beside the engine's in-search rate, and their ratios (empty if Fuego is
     not installed)."""
@@ -179,6 +232,13 @@ def run(quick=False):
     # Fuego in the same run (the speed issue's yardstick), when it is installed.
     figures.update(fuego_figures(seconds, figures["search_9x9_playouts_per_s"],
                                  figures["search_19x19_playouts_per_s"]))
+    each = 0.3 if quick else 1.0   # seconds a middle-game position
+    figures["search_9x9_midgame_playouts_per_s"] = round(midgame_rate(each))
+    theirs = fuego_midgame_rate(each)
+    if theirs:
+        figures["fuego_9x9_midgame_games_per_s"] = round(theirs)
+        figures["search_over_fuego_9x9_midgame"] = round(
+            figures["search_9x9_midgame_playouts_per_s"] / theirs, 3)
     if not quick:
         with tempfile.TemporaryDirectory() as cold:
             first, ready = startup_seconds(cold)

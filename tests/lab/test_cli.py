@@ -100,6 +100,7 @@ def test_bench_finds_the_engine_and_its_data():
     from engine.lab import bench
     assert (bench.ROOT / "gtp_main.py").is_file()
     assert (bench.CLUSTER_DATA / "test.jsonl").is_file()
+    assert bench.MIDGAME.is_file()
 
 
 @pytest.mark.parametrize("setting", ["uct_c=fast", "no_such_param=1", "uct_c"])
@@ -150,6 +151,26 @@ def test_bench_puts_fuegos_rate_beside_the_engines(tmp_path, monkeypatch):
                        "fuego_19x19_games_per_s": 3210, "search_over_fuego_19x19": 0.5}
     monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
     assert bench.fuego_figures(0.1, 6000, 1605) == {}
+
+
+def test_bench_measures_both_engines_on_middle_game_positions(tmp_path, monkeypatch):
+    """The middle-game figures replay each position's moves into both engines (a fake Fuego
+    here) and average their rates; without Fuego only the engine's is measured."""
+    import stat
+    import sys
+
+    from engine.lab import bench
+    from policies.data.files import read_positions, write_positions
+    positions = tmp_path / "two.jsonl"
+    write_positions(positions, read_positions(bench.MIDGAME)[:2], {"test": "two positions"})
+    assert bench.midgame_rate(0.05, positions) > 0
+    fake = tmp_path / "fuego"
+    fake.write_text(FAKE_FUEGO_STATS.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("SIMBAL_FUEGO", str(fake))
+    assert bench.fuego_midgame_rate(0.05, positions) == 12345.0
+    monkeypatch.setenv("SIMBAL_FUEGO", str(tmp_path / "missing"))
+    assert bench.fuego_midgame_rate(0.05, positions) is None
 
 
 def _gtp(*args, stdin="quit\n"):

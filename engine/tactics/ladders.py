@@ -40,8 +40,8 @@ OPEN = 2             # _candidates: the position needs reading (its moves are in
 
 # A reading's working memory, allocated by the caller once for many readings (the search: once
 # a batch), so that reading allocates nothing and is compiled without reference counting
-# (engine/core/jit.py), which made the tree's expansions in middle-game positions a fifth
-# cheaper (BENCHMARKS.md, session 41).  Row d of each board field is the board of frame d:
+# (engine/core/jit.py): allocations and reference counts were most of the reading's cost
+# (BENCHMARKS.md, session 41).  Row d of each board field is the board of frame d:
 # row 0 the position after the move read (ladder_adjust's), rows 1.. the reading's plies; `mark`
 # and the stamp in `meta` start at 0, below any stamp (copy_into keeps the larger).  `frames`:
 # per frame, its moves (columns 0..MAX_CANDIDATES: count, then moves), the next to try and the

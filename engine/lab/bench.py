@@ -232,7 +232,7 @@ def run(quick=False):
     # Fuego in the same run (the speed issue's yardstick), when it is installed.
     figures.update(fuego_figures(seconds, figures["search_9x9_playouts_per_s"],
                                  figures["search_19x19_playouts_per_s"]))
-    each = 0.3 if quick else 1.0   # seconds a middle-game position
+    each = 0.15 if quick else 0.5   # seconds a middle-game position (100 of them)
     figures["search_9x9_midgame_playouts_per_s"] = round(midgame_rate(each))
     theirs = fuego_midgame_rate(each)
     if theirs:

@@ -117,11 +117,13 @@ def _result_black(record):
     return None if winner is None else 1.0 if winner == "b" else 0.0
 
 
-def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print, player=None):
+def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print, player=None,
+                  after=None):
     """Positions with expert moves from every .sgf under `folder`: each move of a game's main
     line is the expert move of the position before it (`per_game` > 0: that many of them, drawn
     at random; `player`: only the moves of the player so named in PB or PW, e.g. an engine's
-    moves from match records).  Set-up stones become moves (Black's, then White's) so that the
+    moves from match records; `after`: only the positions after that many of the record's moves,
+    e.g. (20, 30)).  Set-up stones become moves (Black's, then White's) so that the
     file replays from the empty board.  A record whose result names a winner gives each of its
     positions `result_black` (1.0 or 0.0: `simbal eval mse --target result`).  Broken files,
     other board sizes, unusable set-ups and games without `player` are reported through
@@ -154,7 +156,8 @@ def sgf_positions(folder, size=None, per_game=0, seed=0, komi=7.5, report=print,
         setup = [(c, int(p)) for c in (1, 2) for p in np.flatnonzero(start.color == c)]
         moves = setup + list(game.moves)
         gid = str(path.relative_to(folder).with_suffix(""))
-        picks = [t for t in range(len(setup), len(moves)) if moves[t][0] in colours]
+        picks = [t for t in range(len(setup), len(moves)) if moves[t][0] in colours
+                 and (after is None or t - len(setup) in after)]
         if per_game and len(picks) > per_game:
             picks = sorted(rng.sample(picks, per_game))
         made = _positions(gid, game.size, game.komi, moves, picks, "sgf")
@@ -216,13 +219,13 @@ def random_file(out, size, komi, games, seed, source="random", playouts=100, wei
 
 
 def sgf_file(folder, out, size=None, per_game=0, seed=0, komi=7.5, command="", report=print,
-             player=None):
+             player=None, after=None):
     """`simbal data sgf`: positions and expert moves from a folder of SGF records."""
-    positions, counts = sgf_positions(folder, size, per_game, seed, komi, report, player)
+    positions, counts = sgf_positions(folder, size, per_game, seed, komi, report, player, after)
     write_positions(out, positions, {
         "command": command, "step": "positions", "settings": {
             "source": "sgf", "folder": str(folder), "size": size, "per_game": per_game,
-            "player": player},
+            "player": player, "after": list(after) if after else None},
         "seed": seed, "counts": counts})
     return counts
 

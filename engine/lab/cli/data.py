@@ -69,11 +69,18 @@ def data_random(size, komi, games, seed, source, playouts, weights, out, workers
 @seed_option()
 @click.option("--player", default=None,
               help="Only the moves of the player so named (PB/PW), e.g. gnugo10 in match records.")
-def data_sgf(folder, out, size, per_game, komi, seed, player):
+@click.option("--after", default=None,
+              help="Only the positions after these numbers of moves, comma-separated (e.g. 20,30).")
+def data_sgf(folder, out, size, per_game, komi, seed, player, after):
     """Positions and expert moves (the move played) from every .sgf under FOLDER."""
     from policies.data.positions import sgf_file
+    try:
+        after = tuple(int(k) for k in after.split(",")) if after else None
+    except ValueError:
+        raise click.BadParameter(f"{after!r}: expected move counts such as 20,30",
+                                 param_hint="--after") from None
     counts = sgf_file(folder, out, size, per_game, seed, komi, command_line(),
-                      report=stderr, player=player)
+                      report=stderr, player=player, after=after)
     click.echo(json.dumps(counts))
 
 

@@ -163,6 +163,13 @@ def test_sgf_positions_give_expert_moves_and_skip_broken_files(tmp_path):
     assert positions[0].komi == 2.5 and positions[0].id == "good:1"
 
 
+def test_sgf_positions_after_given_move_counts_only(tmp_path):
+    (tmp_path / "good.sgf").write_text(SGF)
+    positions, counts = sgf_positions(tmp_path, size=5, after=(1, 3))
+    assert [len(p.moves) for p in positions] == [1, 3]
+    assert [p.expert for p in positions] == ["D2", "pass"]
+
+
 def test_sgf_positions_of_one_player_keep_only_its_moves(tmp_path):
     (tmp_path / "a.sgf").write_text("(;GM[1]SZ[5]PB[gnugo]PW[simbal];B[cc];W[dd];B[cd];W[])")
     (tmp_path / "b.sgf").write_text("(;GM[1]SZ[5]PB[simbal]PW[gnugo];B[bb];W[cc];B[dd])")

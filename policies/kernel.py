@@ -16,8 +16,9 @@ a single on-disk cache entry; `kind` selects the move generator inside:
 Fields: `kind`, `size` (the board size the tables were built for; 0 = any),
 `theta` (the weights, in the feature set's order), `etheta` (exp(theta), kept in
 step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: the
-pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover colour and 3x3
-code: 1 where one of MoGo's patterns matches; the rule-based playouts'), `sq_ld`/`sq_li`/`pt_ld`
+pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover colour, bit k
+of the packed row: 1 where one of MoGo's patterns matches 3x3 code k; the rule-based
+playouts', policies/builtin.mogo_code_bits), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`
 (large patterns, see `move_scores`).  Build policies with policies.load_policy; `with_gain`
 makes a colder or hotter copy.
@@ -76,7 +77,7 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
     return Policy(np.int64(kind), np.int64(size), theta,
                   np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)),
                   table(pclass, np.zeros((2, 1)), np.int16), table(eye, np.zeros((2, 1)), np.int8),
-                  table(mogo, np.zeros((2, 1)), np.int16),
+                  table(mogo, np.zeros((2, 1)), np.uint8),
                   table(sq_ld, np.zeros((1, 81)), np.int32), table(sq_li, np.zeros(81), np.int32),
                   table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
                   np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),

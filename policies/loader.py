@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.builtin import handcrafted_weights, mogo_code_table
+from policies.builtin import handcrafted_weights, mogo_code_bits
 from policies.features import (PATTERN3X3, RULES, SHAPE2X2, pattern_tables, playable_classes,
                                shape2x2_layout)
 from policies.kernel import make_policy, uniform_policy
@@ -47,8 +47,8 @@ def rules_policy(theta=None):
     """The rule-based playouts (policies/rulebased.py): Fuego's uniform random step, or with
     `theta` (rules3x3 weights, one per 3x3 pattern class) a random step drawn by them."""
     if theta is None or len(theta) == 0:
-        return make_policy(RULES, 0, np.zeros(0), mogo=mogo_code_table())
-    return make_policy(RULES, 0, theta, pattern_tables()[0], mogo=mogo_code_table())
+        return make_policy(RULES, 0, np.zeros(0), mogo=mogo_code_bits())
+    return make_policy(RULES, 0, theta, pattern_tables()[0], mogo=mogo_code_bits())
 
 
 def builtin_theta(spec, feature_set, size):

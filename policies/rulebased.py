@@ -41,8 +41,8 @@ colour-specific patterns (here every pattern holds for both colours).  Of the se
 rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
 belongs to the softmax kinds.
 
-The policy's tables are `mogo[c - 1, code]`: 1 where the 3x3 code around a point matches a
-MoGo pattern, 0 elsewhere (policies/builtin.py's mogo_code_table); and, with weights,
+The policy's tables are `mogo[c - 1]`: bit `code` set where the 3x3 code around a point matches
+a MoGo pattern (policies/builtin.py's mogo_code_bits: `matches_mogo`); and, with weights,
 `pclass[c - 1, code]`, the 3x3 pattern class.  Everything a playout move runs is compiled
 without reference counting (engine/core/jit.py), and the stages of a move that take the board
 record, with the board's `play`, are copied into the playout loop (`no_refcount_inline`).
@@ -461,6 +461,12 @@ def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
     return n
 
 
+@njit(cache=True, nogil=True, inline='always')
+def matches_mogo(mogo, c, code):
+    """Does 3x3 code `code` match a MoGo pattern for c to move (`mogo`: the packed table)?"""
+    return ((mogo[c - 1, code >> 3] >> (code & 7)) & 1) != 0
+
+
 @no_refcount_inline
 def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
     """List the points around the last two moves that match a MoGo pattern and are not
@@ -478,7 +484,7 @@ def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
                 if (d == -w - 1 or d == -w or d == -w + 1 or d == -1 or d == 1
                         or d == w - 1 or d == w or d == w + 1):
                     continue
-            if mogo[c - 1, code_at(color, w, q)] > 0 \
+            if matches_mogo(mogo, c, code_at(color, w, q)) \
                     and not self_atari(color, head, libs, nxt, w, q, c):
                 n = _push(cand, n, q)
     return n

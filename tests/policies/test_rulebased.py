@@ -10,13 +10,13 @@ from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
 from policies import load_policy
-from policies.builtin import mogo_code_table
+from policies.builtin import mogo_code_bits, mogo_code_table
 from policies.features import N_PAT, NCODES, RULES, code_at
 from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_grad
 from policies.loader import rules_policy
 from policies.playout import move_cap
 from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, low_liberty_moves,
-                                mercy_stones, nakade_shape, playable, run_rules_playout,
+                                matches_mogo, mercy_stones, nakade_shape, playable, run_rules_playout,
                                 random_move, self_atari, self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
@@ -224,6 +224,17 @@ def test_two_liberty_chain_is_attacked_where_it_would_extend(rules):
     assert abs(counts[v("C4")] - 2000) < 200
 
 
+def test_the_packed_mogo_table_answers_as_the_table_for_every_code():
+    """The playouts read MoGo's patterns from a bit table; every code of either colour must
+    read as the plain table says (its matches and its non-matches)."""
+    table, bits = mogo_code_table(), mogo_code_bits()
+    assert bits.dtype == np.uint8 and bits.shape == (2, NCODES // 8)
+    read = np.array([[matches_mogo(bits, c, np.int32(code)) for code in range(NCODES)]
+                     for c in (BLACK, 2)])
+    assert np.array_equal(read, table > 0)
+    assert 0 < table[0].sum() < NCODES
+
+
 def test_pattern_moves_are_uniform_among_the_matches(rules):
     """Where the last move leaves no atari and no two-liberty chain, the move is uniform among
     the last two moves' neighbours that match a MoGo pattern and are playable, no self-atari."""
@@ -423,6 +434,6 @@ def test_rules3x3_weight_files_load_as_the_rule_based_playouts(tmp_path):
     write_weights(path, "rules3x3", [9], theta, {"trainer": "test"})
     pol = load_policy(str(path), 9)
     assert int(pol.kind) == RULES and np.allclose(pol.theta, theta)
-    assert np.array_equal(pol.mogo, mogo_code_table())
+    assert np.array_equal(pol.mogo, mogo_code_bits())
     with pytest.raises(WeightFileError, match="rules3x3"):
         read_weights(path, "pattern3x3")

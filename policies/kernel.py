@@ -19,8 +19,8 @@ step by `softmax.sync_theta`), `pclass`/`eye` (per mover colour and 3x3 code: th
 pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover colour, bit k
 of the packed row: 1 where one of MoGo's patterns matches 3x3 code k; the rule-based
 playouts', policies/builtin.mogo_code_bits), `sq_ld`/`sq_li`/`pt_ld`
-(shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`
-(large patterns, see `move_scores`).  Build policies with policies.load_policy; `with_gain`
+(shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`/
+`pat_hkeys`/`pat_hvals` (large patterns, see `move_scores` and policies/patterns.py).  Build policies with policies.load_policy; `with_gain`
 makes a colder or hotter copy.
 
 Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
@@ -49,6 +49,7 @@ from numba import njit
 from engine.core.board import copy_board, copy_into
 from policies.features import PATTERN3X3, RULES, SHAPE2X2, UNIFORM  # noqa: F401  (re-exported)
 from policies.nrt import borrow, borrowed_board
+from policies.patterns import NO_CODE, pattern_hash
 from policies.patterns import add_scores as add_pattern_scores
 from policies.patterns import layout as pattern_layout
 from policies.playout import finish_uniform
@@ -59,7 +60,7 @@ from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES
                               RULE_MERCY, RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye mogo sq_ld sq_li pt_ld "
-                               "pat_offs pat_perm pat_keys pat_vals")
+                               "pat_offs pat_perm pat_keys pat_vals pat_hkeys pat_hvals")
 
 
 def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None,
@@ -71,9 +72,11 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     offs, perm = np.zeros((0, 2)), np.zeros((8, 0))
     keys, vals = np.zeros(0), np.zeros(0)
+    hkeys, hvals = np.full(1, NO_CODE), np.zeros(1)
     if patterns is not None:
         radius, keys, vals = patterns
         offs, perm = pattern_layout(radius)
+        hkeys, hvals = pattern_hash(radius, keys, vals)
     return Policy(np.int64(kind), np.int64(size), theta,
                   np.exp(np.clip(theta, -LOG_CLAMP, LOG_CLAMP)),
                   table(pclass, np.zeros((2, 1)), np.int16), table(eye, np.zeros((2, 1)), np.int8),
@@ -81,7 +84,8 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
                   table(sq_ld, np.zeros((1, 81)), np.int32), table(sq_li, np.zeros(81), np.int32),
                   table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
                   np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),
-                  np.ascontiguousarray(vals, np.float64))
+                  np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(hkeys, np.int64),
+                  np.ascontiguousarray(hvals, np.float64))
 
 
 def with_gain(pol, gain):
@@ -156,7 +160,7 @@ def borrowed_policy(pol):
                   borrow(pol.eye), borrow(pol.mogo), borrow(pol.sq_ld), borrow(pol.sq_li),
                   borrow(pol.pt_ld),
                   borrow(pol.pat_offs), borrow(pol.pat_perm), borrow(pol.pat_keys),
-                  borrow(pol.pat_vals))
+                  borrow(pol.pat_vals), borrow(pol.pat_hkeys), borrow(pol.pat_hvals))
 
 
 @njit(cache=True, nogil=True)
@@ -165,7 +169,8 @@ def move_scores(b, c, pol, out):
     b = borrowed_board(b)
     pol = borrowed_policy(pol)
     scores(b, c, pol, out)
-    add_pattern_scores(b, c, pol.pat_offs, pol.pat_perm, pol.pat_keys, pol.pat_vals, out)
+    add_pattern_scores(b, c, pol.pat_offs, pol.pat_keys, pol.pat_vals, pol.pat_hkeys,
+                       pol.pat_hvals, out)
 
 
 @njit(cache=True, nogil=True)

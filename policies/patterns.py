@@ -18,7 +18,9 @@ share the patterns' key space, after every diamond code (`location_base`), so a 
 both in one sorted list and a prior without them works as before.
 
 A policy carries its patterns as two arrays, sorted codes and their weights (`pat_keys`,
-`pat_vals` of policies/kernel.Policy); `add_scores` adds them to the base policy's H.
+`pat_vals` of policies/kernel.Policy), and, for the tree's lookups, the same weights hashed by
+every reading of each code (`pattern_hash`: `pat_hkeys`, `pat_hvals`); `add_scores` adds them
+to the base policy's H.
 """
 import numpy as np
 from numba import njit
@@ -132,22 +134,111 @@ def _weight_of(keys, weights, code):
     return 0.0
 
 
+# The lookup table's hash: Fibonacci hashing (Knuth), the multiplier 2^64 / golden ratio as a
+# signed 64-bit number; the slot is taken from the product's high bits, which mix every digit.
+HASH_MULTIPLIER = -7046029254386353131
+HASH_SHIFT = 40          # slots up to 2^24: bits 40-63 of the product
+NO_CODE = -1             # an empty slot
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _slot(code, mask):
+    return ((code * HASH_MULTIPLIER) >> HASH_SHIFT) & mask
+
+
+@njit(cache=True)
+def _insert(hkeys, hvals, codes, weights):
+    mask = hkeys.shape[0] - 1
+    for i in range(codes.shape[0]):
+        j = _slot(codes[i], mask)
+        while hkeys[j] != NO_CODE:
+            j = (j + 1) & mask
+        hkeys[j] = codes[i]
+        hvals[j] = weights[i]
+
+
+def pattern_hash(radius, keys, weights):
+    """(hkeys, hvals): the diamond codes of `keys` (sorted, canonical) and their `weights` as an
+    open-addressed hash of *raw* codes: every one of a canonical code's eight readings is a key,
+    so the tree's prior looks a point's pattern up as the board reads it (`raw_code`), without
+    the search for the smallest reading or a binary search over the sorted codes.  Two canonical
+    codes never share a reading (each reading has one smallest form), so the weights agree with
+    the sorted arrays' exactly.  Location codes stay in the sorted arrays.  Slots: a power of
+    two at least twice the readings (so a miss probes about two slots)."""
+    offs, perm = layout(radius)
+    k = offs.shape[0]
+    keys = np.asarray(keys, np.int64)
+    weights = np.asarray(weights, np.float64)
+    diamond = keys < 4 ** k
+    codes, vals = keys[diamond], weights[diamond]
+    place = 4 ** np.arange(k - 1, -1, -1, dtype=np.int64)   # digit i of a code, first digit most significant
+    digits = (codes[:, None] // place) % 4
+    readings = []
+    for s in range(8):
+        raw = np.empty_like(digits)
+        raw[:, perm[s]] = digits       # reading s of the raw digits is the canonical code
+        readings.append(raw @ place)
+    raw, first = np.unique(np.concatenate(readings), return_index=True)
+    slots = 8
+    while slots < 2 * raw.shape[0]:
+        slots *= 2
+    hkeys = np.full(slots, NO_CODE, np.int64)
+    hvals = np.zeros(slots)
+    _insert(hkeys, hvals, raw, np.tile(vals, 8)[first])
+    return hkeys, hvals
+
+
 @njit(cache=True, nogil=True)
-def add_scores(b, c, offs, perm, keys, weights, scores):
+def raw_code(b, p, c, offs):
+    """Point p's pattern code as the board reads it (offsets in `offs` order, no symmetry),
+    for c to move: the key of `pattern_hash`'s table."""
+    size = b.meta[M_SIZE]
+    w = b.meta[M_WIDTH]
+    color = borrow(b.color)
+    r0 = p // w
+    c0 = p % w
+    code = 0
+    for i in range(offs.shape[0]):
+        r = r0 + offs[i, 0]
+        col = c0 + offs[i, 1]
+        if r < 1 or r > size or col < 1 or col > size:
+            d = 3
+        else:
+            x = color[r * w + col]
+            d = 0 if x == EMPTY else (1 if x == c else 2)
+        code = code * 4 + d
+    return code
+
+
+@njit(cache=True, nogil=True, inline='always')
+def hashed_weight(hkeys, hvals, code):
+    mask = hkeys.shape[0] - 1
+    j = _slot(code, mask)
+    while True:
+        key = hkeys[j]
+        if key == code:
+            return hvals[j]
+        if key == NO_CODE:
+            return 0.0
+        j = (j + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def add_scores(b, c, offs, keys, weights, hkeys, hvals, scores):
     """scores[p] += the weight of p's pattern (and of its location, if the prior has location
-    codes), for every empty point the base policy plays (scores above EXCLUDED_SCORE); codes
-    not in `keys` (sorted) weigh 0."""
+    codes), for every empty point the base policy plays (scores above EXCLUDED_SCORE): the
+    pattern's from `pattern_hash`'s table (hkeys, hvals) of the sorted `keys` and `weights`,
+    the location's from the sorted arrays; codes not in `keys` weigh 0."""
     if keys.shape[0] == 0:
         return
     base = 4 ** offs.shape[0]
     locations = keys[keys.shape[0] - 1] >= base
-    vals = np.empty(offs.shape[0], np.int64)
     empties = borrow(b.empties)
     for i in range(b.meta[M_NEMPTY]):
         p = empties[i]
         if scores[p] <= EXCLUDED_SCORE:
             continue
-        scores[p] += _weight_of(keys, weights, code_at(b, p, c, offs, perm, vals))
+        scores[p] += hashed_weight(hkeys, hvals, raw_code(b, p, c, offs))
         if locations:
             scores[p] += _weight_of(keys, weights, location_code(b, p, base))
 

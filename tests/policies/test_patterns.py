@@ -14,8 +14,8 @@ from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions
 from policies.kernel import move_scores
 from policies.loader import policy_from_theta
-from policies.patterns import (code_at, is_opening_location, layout, location_base,
-                               location_code, offsets)
+from policies.patterns import (hashed_weight, code_at, is_opening_location, layout,
+                               location_base, location_code, offsets, pattern_hash, raw_code)
 from policies.softmax import EXCLUDED_SCORE
 from policies.train.patterns import fit
 from policies.weights import feature_names
@@ -82,14 +82,7 @@ def test_a_code_is_the_smallest_of_its_eight_readings(radius):
     offs, perm = layout(radius)
     rng = np.random.default_rng(radius)
     for _ in range(20):
-        b = new_board(9)
-        colour = BLACK
-        for _ in range(int(rng.integers(0, 40))):
-            empties = [int(q) for q in b.empties[:b.meta[M_NEMPTY]]]
-            q = empties[int(rng.integers(len(empties)))]
-            if is_legal(b, q, colour):
-                play(b, q, colour)
-            colour = 3 - colour
+        b, colour = random_board(rng, int(rng.integers(0, 40)))
         w = int(b.meta[M_WIDTH])
         for p in b.empties[:b.meta[M_NEMPTY]]:
             r0, c0 = divmod(int(p), w)
@@ -105,6 +98,45 @@ def test_a_code_is_the_smallest_of_its_eight_readings(radius):
                             for i in range(len(offs))) for s in range(8)]
             got = code_at(b, int(p), colour, offs, perm, np.empty(len(offs), np.int64))
             assert got == min(readings)
+
+
+def random_board(rng, moves, size=9):
+    """A board after `moves` random tries (illegal ones skipped), and the colour to move."""
+    b = new_board(size)
+    colour = BLACK
+    for _ in range(moves):
+        empties = [int(q) for q in b.empties[:b.meta[M_NEMPTY]]]
+        q = empties[int(rng.integers(len(empties)))]
+        if is_legal(b, q, colour):
+            play(b, q, colour)
+        colour = 3 - colour
+    return b, colour
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+def test_the_hashed_table_weighs_every_reading_as_the_sorted_codes_weigh_its_smallest(radius):
+    """The tree's prior looks patterns up by the board's own reading in a hash of all eight
+    readings (pattern_hash); a point must get the weight its canonical code has in the sorted
+    arrays, and 0 when that code is not there.  Keys: half the codes seen, so both happen."""
+    offs, perm = layout(radius)
+    rng = np.random.default_rng(10 + radius)
+    boards = [random_board(rng, int(rng.integers(0, 50))) for _ in range(30)]
+    scratch = np.empty(len(offs), np.int64)
+    seen = sorted({int(code_at(b, int(p), c, offs, perm, scratch))
+                   for b, c in boards for p in b.empties[:b.meta[M_NEMPTY]]})
+    keys = np.array(sorted(rng.choice(seen, len(seen) // 2, replace=False)), np.int64)
+    weights = rng.normal(size=len(keys))
+    weight_of = dict(zip(keys.tolist(), weights.tolist()))
+    hkeys, hvals = pattern_hash(radius, keys, weights)
+    hits = misses = 0
+    for b, c in boards:
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            canonical = int(code_at(b, int(p), c, offs, perm, scratch))
+            got = hashed_weight(hkeys, hvals, raw_code(b, int(p), c, offs))
+            assert got == weight_of.get(canonical, 0.0)
+            hits += canonical in weight_of
+            misses += canonical not in weight_of
+    assert hits > 100 and misses > 100
 
 
 def test_patterns_add_to_the_move_scores_of_playable_points_only():

@@ -169,8 +169,7 @@ def move_scores(b, c, pol, out):
     b = borrowed_board(b)
     pol = borrowed_policy(pol)
     scores(b, c, pol, out)
-    add_pattern_scores(b, c, pol.pat_offs, pol.pat_keys, pol.pat_vals, pol.pat_hkeys,
-                       pol.pat_hvals, out)
+    add_pattern_scores(b, c, pol.pat_offs, pol.pat_keys, pol.pat_hkeys, pol.pat_hvals, out)
 
 
 @njit(cache=True, nogil=True)

@@ -126,14 +126,6 @@ def is_opening_location(code, base):
     return base + LOCATION_CAP * LOCATION_CAP <= code < base + LOCATION_CODES
 
 
-@njit(cache=True, nogil=True)
-def _weight_of(keys, weights, code):
-    j = np.searchsorted(keys, code)
-    if j < keys.shape[0] and keys[j] == code:
-        return weights[j]
-    return 0.0
-
-
 # The lookup table's hash: Fibonacci hashing (Knuth), the multiplier 2^64 / golden ratio as a
 # signed 64-bit number; the slot is taken from the product's high bits, which mix every digit.
 HASH_MULTIPLIER = -7046029254386353131
@@ -163,8 +155,8 @@ def pattern_hash(radius, keys, weights):
     so the tree's prior looks a point's pattern up as the board reads it (`raw_code`), without
     the search for the smallest reading or a binary search over the sorted codes.  Two canonical
     codes never share a reading (each reading has one smallest form), so the weights agree with
-    the sorted arrays' exactly.  Location codes stay in the sorted arrays.  Slots: a power of
-    two at least twice the readings (so a miss probes about two slots)."""
+    the sorted arrays' exactly.  Location codes, which have no readings, are keys as they are.
+    Slots: a power of two at least twice the keys (so a miss probes about two slots)."""
     offs, perm = layout(radius)
     k = offs.shape[0]
     keys = np.asarray(keys, np.int64)
@@ -178,13 +170,14 @@ def pattern_hash(radius, keys, weights):
         raw = np.empty_like(digits)
         raw[:, perm[s]] = digits       # reading s of the raw digits is the canonical code
         readings.append(raw @ place)
+    readings.append(keys[~diamond])
     raw, first = np.unique(np.concatenate(readings), return_index=True)
     slots = 8
     while slots < 2 * raw.shape[0]:
         slots *= 2
     hkeys = np.full(slots, NO_CODE, np.int64)
     hvals = np.zeros(slots)
-    _insert(hkeys, hvals, raw, np.tile(vals, 8)[first])
+    _insert(hkeys, hvals, raw, np.concatenate([np.tile(vals, 8), weights[~diamond]])[first])
     return hkeys, hvals
 
 
@@ -224,11 +217,11 @@ def hashed_weight(hkeys, hvals, code):
 
 
 @njit(cache=True, nogil=True)
-def add_scores(b, c, offs, keys, weights, hkeys, hvals, scores):
+def add_scores(b, c, offs, keys, hkeys, hvals, scores):
     """scores[p] += the weight of p's pattern (and of its location, if the prior has location
-    codes), for every empty point the base policy plays (scores above EXCLUDED_SCORE): the
-    pattern's from `pattern_hash`'s table (hkeys, hvals) of the sorted `keys` and `weights`,
-    the location's from the sorted arrays; codes not in `keys` weigh 0."""
+    codes), for every empty point the base policy plays (scores above EXCLUDED_SCORE), from
+    `pattern_hash`'s table (hkeys, hvals) of the sorted `keys` and their weights; codes not in
+    `keys` weigh 0."""
     if keys.shape[0] == 0:
         return
     base = 4 ** offs.shape[0]
@@ -240,7 +233,7 @@ def add_scores(b, c, offs, keys, weights, hkeys, hvals, scores):
             continue
         scores[p] += hashed_weight(hkeys, hvals, raw_code(b, p, c, offs))
         if locations:
-            scores[p] += _weight_of(keys, weights, location_code(b, p, base))
+            scores[p] += hashed_weight(hkeys, hvals, location_code(b, p, base))
 
 
 @njit(cache=True, nogil=True)

@@ -117,18 +117,21 @@ def random_board(rng, moves, size=9):
 def test_the_hashed_table_weighs_every_reading_as_the_sorted_codes_weigh_its_smallest(radius):
     """The tree's prior looks patterns up by the board's own reading in a hash of all eight
     readings (pattern_hash); a point must get the weight its canonical code has in the sorted
-    arrays, and 0 when that code is not there.  Keys: half the codes seen, so both happen."""
+    arrays, and 0 when that code is not there.  Keys: half the codes seen, so both happen, and
+    three location codes, which the table holds as they are."""
     offs, perm = layout(radius)
     rng = np.random.default_rng(10 + radius)
     boards = [random_board(rng, int(rng.integers(0, 50))) for _ in range(30)]
     scratch = np.empty(len(offs), np.int64)
     seen = sorted({int(code_at(b, int(p), c, offs, perm, scratch))
                    for b, c in boards for p in b.empties[:b.meta[M_NEMPTY]]})
-    keys = np.array(sorted(rng.choice(seen, len(seen) // 2, replace=False)), np.int64)
+    base = location_base(radius)
+    locations = [base + k for k in (0, 7, 60)]   # first line corner, and two more classes
+    keys = np.array(sorted(rng.choice(seen, len(seen) // 2, replace=False)) + locations, np.int64)
     weights = rng.normal(size=len(keys))
     weight_of = dict(zip(keys.tolist(), weights.tolist()))
     hkeys, hvals = pattern_hash(radius, keys, weights)
-    hits = misses = 0
+    hits = misses = located = 0
     for b, c in boards:
         for p in b.empties[:b.meta[M_NEMPTY]]:
             canonical = int(code_at(b, int(p), c, offs, perm, scratch))
@@ -136,7 +139,10 @@ def test_the_hashed_table_weighs_every_reading_as_the_sorted_codes_weigh_its_sma
             assert got == weight_of.get(canonical, 0.0)
             hits += canonical in weight_of
             misses += canonical not in weight_of
-    assert hits > 100 and misses > 100
+            location = int(location_code(b, int(p), base))
+            assert hashed_weight(hkeys, hvals, location) == weight_of.get(location, 0.0)
+            located += location in weight_of
+    assert hits > 100 and misses > 100 and located > 10
 
 
 def test_patterns_add_to_the_move_scores_of_playable_points_only():

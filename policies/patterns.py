@@ -163,7 +163,8 @@ def pattern_hash(radius, keys, weights):
     weights = np.asarray(weights, np.float64)
     diamond = keys < 4 ** k
     codes, vals = keys[diamond], weights[diamond]
-    place = 4 ** np.arange(k - 1, -1, -1, dtype=np.int64)   # digit i of a code, first digit most significant
+    # A code's digit i (the first digit most significant) has place value place[i].
+    place = 4 ** np.arange(k - 1, -1, -1, dtype=np.int64)
     digits = (codes[:, None] // place) % 4
     readings = []
     for s in range(8):

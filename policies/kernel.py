@@ -20,8 +20,8 @@ pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover c
 of the packed row: 1 where one of MoGo's patterns matches 3x3 code k; the rule-based
 playouts', policies/builtin.mogo_code_bits), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`/
-`pat_hkeys`/`pat_hvals` (large patterns, see `move_scores` and policies/patterns.py).  Build policies with policies.load_policy; `with_gain`
-makes a colder or hotter copy.
+`pat_hkeys`/`pat_hvals` (large patterns, see `move_scores` and policies/patterns.py).  Build
+policies with policies.load_policy; `with_gain` makes a colder or hotter copy.
 
 Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
 accumulating psi = grad log pi for the trainers):

@@ -63,6 +63,16 @@ def layout(radius):
     return np.array(offs, np.int64), perm
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _digit(color, size, w, r, col, c):
+    """A diamond point's digit for c to move: 0 empty, 1 c's stone, 2 the opponent's, 3 off
+    the board (row r, column col)."""
+    if r < 1 or r > size or col < 1 or col > size:
+        return 3
+    x = color[r * w + col]
+    return 0 if x == EMPTY else (1 if x == c else 2)
+
+
 @njit(cache=True, nogil=True)
 def code_at(b, p, c, offs, perm, vals):
     """The canonical pattern code of point p for colour c to move (`vals`: scratch of k)."""
@@ -74,13 +84,7 @@ def code_at(b, p, c, offs, perm, vals):
     k = offs.shape[0]
     seen = 0   # the digits or-ed: 0 when every point is empty and on the board
     for i in range(k):
-        r = r0 + offs[i, 0]
-        col = c0 + offs[i, 1]
-        if r < 1 or r > size or col < 1 or col > size:
-            vals[i] = 3
-        else:
-            x = color[r * w + col]
-            vals[i] = 0 if x == EMPTY else (1 if x == c else 2)
+        vals[i] = _digit(color, size, w, r0 + offs[i, 0], c0 + offs[i, 1], c)
         seen |= vals[i]
     if seen == 0:
         # Every reading is all zeros (the code of an empty diamond): most points of a big
@@ -193,14 +197,7 @@ def raw_code(b, p, c, offs):
     c0 = p % w
     code = 0
     for i in range(offs.shape[0]):
-        r = r0 + offs[i, 0]
-        col = c0 + offs[i, 1]
-        if r < 1 or r > size or col < 1 or col > size:
-            d = 3
-        else:
-            x = color[r * w + col]
-            d = 0 if x == EMPTY else (1 if x == c else 2)
-        code = code * 4 + d
+        code = code * 4 + _digit(color, size, w, r0 + offs[i, 0], c0 + offs[i, 1], c)
     return code
 
 

@@ -16,8 +16,9 @@ from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_gr
 from policies.loader import rules_policy
 from policies.playout import move_cap
 from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, low_liberty_moves,
-                                matches_mogo, mercy_stones, nakade_shape, playable, run_rules_playout,
-                                random_move, self_atari, self_atari_correction, surrounded)
+                                matches_mogo, mercy_stones, nakade_shape, playable,
+                                run_rules_playout, random_move, self_atari,
+                                self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
@@ -230,7 +231,7 @@ def test_the_packed_mogo_table_answers_as_the_table_for_every_code():
     table, bits = mogo_code_table(), mogo_code_bits()
     assert bits.dtype == np.uint8 and bits.shape == (2, NCODES // 8)
     read = np.array([[matches_mogo(bits, c, np.int32(code)) for code in range(NCODES)]
-                     for c in (BLACK, 2)])
+                     for c in (BLACK, WHITE)])
     assert np.array_equal(read, table > 0)
     assert 0 < table[0].sum() < NCODES
 

@@ -44,4 +44,5 @@ def borrowed_board(b):
     """The board `b` with borrowed arrays: engine code run on it (play, area_score, ...) skips
     the atomic reference counting too (about a third of `play`'s time).  Same rules as borrow."""
     return Board(borrow(b.color), borrow(b.head), borrow(b.nxt), borrow(b.libs), borrow(b.csize),
-                 borrow(b.empties), borrow(b.epos), borrow(b.mark), borrow(b.meta), borrow(b.zob))
+                 borrow(b.empties), borrow(b.epos), borrow(b.mark), borrow(b.meta), borrow(b.zob),
+                 borrow(b.code3))

@@ -56,7 +56,7 @@ from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR,
 from engine.core.jit import no_refcount, no_refcount_inline
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
-from policies.features import code_at, libs_after
+from policies.features import libs_after
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
 from policies.playout import move_cap, set_aside, stored_reply
 
@@ -288,9 +288,9 @@ def playable(b, p, c, space):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def class_weight(pclass, etheta, gmax, color, w, p, c):
+def class_weight(pclass, etheta, gmax, code3, p, c):
     """The weighted random step's weight of c at empty `p` (`gmax` for a code with no class)."""
-    k = pclass[c - 1, code_at(color, w, p)]
+    k = pclass[c - 1, code3[p]]
     return etheta[k] if k >= 0 else gmax
 
 
@@ -306,15 +306,14 @@ def random_move(b, c, rng, space, pclass, etheta, gmax):
     playable point is kept."""
     empties = b.empties
     epos = b.epos
-    color = b.color
-    w = b.meta[M_WIDTH]
+    code3 = b.code3
     k = b.meta[M_NEMPTY]
     refused = 0
     while k > 0:
         i = rand_below(rng, k)
         p = empties[i]
         if gmax > 0.0 and refused < FALLBACK_TRIES:
-            g = class_weight(pclass, etheta, gmax, color, w, p, c)
+            g = class_weight(pclass, etheta, gmax, code3, p, c)
             if g < gmax and rand_float(rng) * gmax >= g:
                 refused += 1
                 continue
@@ -331,22 +330,21 @@ def add_random_psi(b, c, space, pclass, etheta, gmax, p, grad):
     """grad[c - 1] += psi = grad log pi of the weighted random step's draw `p`: the indicator of
     p's class minus the classes' expectation over the playable points (each `playable` point
     weighs its class weight).  For the trainers; as exact as the draw (FALLBACK_TRIES aside)."""
-    color = b.color
-    w = b.meta[M_WIDTH]
+    code3 = b.code3
     empties = b.empties
     total = 0.0
     for i in range(b.meta[M_NEMPTY]):
         q = empties[i]
         if playable(b, q, c, space) != NOT_PLAYABLE:
-            total += class_weight(pclass, etheta, gmax, color, w, q, c)
+            total += class_weight(pclass, etheta, gmax, code3, q, c)
     if total <= 0.0:
         return
-    k = pclass[c - 1, code_at(color, w, p)]
+    k = pclass[c - 1, code3[p]]
     if k >= 0:
         grad[c - 1, k] += 1.0
     for i in range(b.meta[M_NEMPTY]):
         q = empties[i]
-        kq = pclass[c - 1, code_at(color, w, q)]
+        kq = pclass[c - 1, code3[q]]
         if kq >= 0 and playable(b, q, c, space) != NOT_PLAYABLE:
             grad[c - 1, kq] -= etheta[kq] / total
 
@@ -468,9 +466,9 @@ def matches_mogo(mogo, c, code):
 
 
 @no_refcount_inline
-def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
+def pattern_moves(color, head, libs, nxt, code3, w, mogo, last, last2, c, cand):
     """List the points around the last two moves that match a MoGo pattern and are not
-    self-ataris (module docstring, rule 4)."""
+    self-ataris (module docstring, rule 4); the board keeps their 3x3 codes in `code3`."""
     n = 0
     for centre in (last, last2):
         if centre < 0:
@@ -484,7 +482,7 @@ def pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand):
                 if (d == -w - 1 or d == -w or d == -w + 1 or d == -1 or d == 1
                         or d == w - 1 or d == w or d == w + 1):
                     continue
-            if matches_mogo(mogo, c, code_at(color, w, q)) \
+            if matches_mogo(mogo, c, code3[q]) \
                     and not self_atari(color, head, libs, nxt, w, q, c):
                 n = _push(cand, n, q)
     return n
@@ -586,6 +584,7 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
     nxt = b.nxt
     meta = b.meta
     empties = b.empties
+    code3 = b.code3
     w = meta[M_WIDTH]
     cand = points[:MAX_CANDIDATES]
     atari = points[MAX_CANDIDATES:MAX_CANDIDATES + ATARI_MAX]
@@ -616,7 +615,7 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
                 last2 = meta[M_LAST2]
                 if last2 >= 0 and color[last2] == EMPTY:
                     last2 = -1
-                n = pattern_moves(color, head, libs, nxt, w, mogo, last, last2, c, cand)
+                n = pattern_moves(color, head, libs, nxt, code3, w, mogo, last, last2, c, cand)
                 p, risky = select_random(b, cand, n, c, rng, space, True)
         if p < 0:
             p = stored_reply(replies, meta, c)

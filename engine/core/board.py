@@ -7,6 +7,9 @@ p+W with W = N+2.  Point (row r, column c), both from 1 at the bottom left, is
 a representative `head`; the head holds the chain's exact liberty count and
 size, updated incrementally as stones are placed and captured.  Empty points
 are kept in a list with back-pointers for O(1) random choice and removal.
+Every point's 3x3 colour code (`code3`: the colours of its 8 neighbours, two
+bits each) is kept up to date too, by one add per neighbour of a stone placed
+or removed, so that pattern lookups read one number instead of eight colours.
 
 A board is a namedtuple of numpy arrays, so compiled code can take it whole.
 Copying is a handful of small array copies (`copy_into` reuses storage), which
@@ -44,7 +47,35 @@ M_CAUGHT = 13    # stones the last move captured
 M_LEN = 14
 NO_MOVE = -2
 
-Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob")
+Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob code3")
+
+# 3x3 codes.  Neighbour k of a point, as (rows up, columns right); a code holds colour_k in
+# bits 2k, 2k+1.  Reading order is the printed order: top row left to right, middle left and
+# right, bottom row.  policies/features/codes.py builds the pattern classes on this layout.
+NEIGHBOURS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
+
+
+@njit(cache=True, nogil=True, inline='always')
+def code_at(color, w, p):
+    """The 3x3 colour code of point `p`, from scratch (the board keeps them in `code3`)."""
+    return (np.int32(color[p + w - 1]) | (np.int32(color[p + w]) << 2)
+            | (np.int32(color[p + w + 1]) << 4) | (np.int32(color[p - 1]) << 6)
+            | (np.int32(color[p + 1]) << 8) | (np.int32(color[p - w - 1]) << 10)
+            | (np.int32(color[p - w]) << 12) | (np.int32(color[p - w + 1]) << 14))
+
+
+@njit(cache=True, nogil=True, inline='always')
+def update_codes(code, w, q, delta):
+    """Point `q` changed colour by `delta` (new - old): fix the codes of its 8 neighbours.
+    Neighbour r sees q at the mirrored offset, so q is digit 7-k of the point at q - offset_k."""
+    code[q - w + 1] += delta            # q is r's top-left (k=0)
+    code[q - w] += delta << 2
+    code[q - w - 1] += delta << 4
+    code[q + 1] += delta << 6
+    code[q - 1] += delta << 8
+    code[q + w + 1] += delta << 10
+    code[q + w] += delta << 12
+    code[q + w - 1] += delta << 14
 
 _zobrist_tables = {}
 
@@ -84,15 +115,19 @@ def new_board(size):
     meta[M_NEMPTY] = n
     meta[M_LAST] = NO_MOVE
     meta[M_LAST2] = NO_MOVE
+    code3 = np.zeros(npoints, np.int32)   # border points' codes are never read
+    for p in empties:
+        code3[p] = code_at(color, width, p)
     return Board(color, np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
                  np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
-                 empties, epos, np.zeros(npoints, np.int32), meta, zobrist_table(width))
+                 empties, epos, np.zeros(npoints, np.int32), meta, zobrist_table(width), code3)
 
 
 @njit(cache=True)
 def copy_board(b):
     return Board(b.color.copy(), b.head.copy(), b.nxt.copy(), b.libs.copy(), b.csize.copy(),
-                 b.empties.copy(), b.epos.copy(), b.mark.copy(), b.meta.copy(), b.zob)
+                 b.empties.copy(), b.epos.copy(), b.mark.copy(), b.meta.copy(), b.zob,
+                 b.code3.copy())
 
 
 @no_refcount
@@ -111,6 +146,7 @@ def copy_into(dst, src):
     _copy(dst.empties, src.empties)
     _copy(dst.epos, src.epos)
     _copy(dst.meta, src.meta)
+    _copy(dst.code3, src.code3)
     if stamp > dst.meta[M_STAMP]:
         dst.meta[M_STAMP] = stamp
 
@@ -285,8 +321,10 @@ def _capture(b, h, c):
     o = 3 - c
     n = 0
     s = h
+    code3 = b.code3
     while True:
         color[s] = EMPTY
+        update_codes(code3, w, s, -o)
         meta[M_HASH] ^= zob[o, s]
         _add_empty(b, s)
         n += 1
@@ -335,6 +373,7 @@ def play(b, p, c):
     mark = b.mark
     csize = b.csize
     color[p] = c
+    update_codes(b.code3, w, p, c)
     meta[M_HASH] ^= b.zob[c, p]
     _remove_empty(b, p)
     head[p] = p

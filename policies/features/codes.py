@@ -1,21 +1,22 @@
-"""3x3 colour codes around a point: their incremental update's arithmetic, the 8 symmetries of
-the square, the canonical pattern classes (`pattern_tables`), own-eye flags, and pattern
-pictures and masks for people and tests.  Both feature sets build on these codes.
+"""3x3 colour codes around a point (laid out, and kept up to date, by the board: `code_at`,
+`update_codes`, re-exported here): the 8 symmetries of the square, the canonical pattern
+classes (`pattern_tables`), own-eye flags, and pattern pictures and masks for people and
+tests.  Both feature sets build on these codes.
 """
 from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
-from engine.core.board import BLACK, BORDER, EMPTY, M_SIZE, M_WIDTH, WHITE
+from engine.core.board import BLACK, BORDER, EMPTY, M_SIZE, M_WIDTH, NEIGHBOURS, WHITE
+from engine.core.board import code_at, update_codes  # noqa: F401 (re-exported)
 from policies.nrt import borrow
 
 # ---------------------------------------------------------------------------------------------
 # 3x3 codes
 # ---------------------------------------------------------------------------------------------
-# Neighbour k of a point, as (rows up, columns right); the code holds colour_k in bits 2k, 2k+1.
-# Reading order is the printed order: top row left to right, middle left/right, bottom row.
-NEIGHBOURS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
+# The code's layout (NEIGHBOURS), `code_at` and `update_codes` are the board's
+# (engine/core/board.py), which keeps every point's code in `code3`.
 NCODES = 4 ** 8
 SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
               (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))  # (dr,dc) -> matrix
@@ -24,15 +25,6 @@ SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
 def apply_symmetry(sym, dr, dc):
     a, b, c, d = sym
     return a * dr + b * dc, c * dr + d * dc
-
-
-@njit(cache=True, nogil=True, inline='always')
-def code_at(color, w, p):
-    """The 3x3 colour code of point `p`, from scratch."""
-    return (np.int32(color[p + w - 1]) | (np.int32(color[p + w]) << 2)
-            | (np.int32(color[p + w + 1]) << 4) | (np.int32(color[p - 1]) << 6)
-            | (np.int32(color[p + 1]) << 8) | (np.int32(color[p - w - 1]) << 10)
-            | (np.int32(color[p - w]) << 12) | (np.int32(color[p - w + 1]) << 14))
 
 
 @njit(cache=True, nogil=True)
@@ -46,20 +38,6 @@ def fill_codes(b, code):
     for r in range(1, n + 1):
         for c in range(1, n + 1):
             code[r * w + c] = code_at(color, w, r * w + c)
-
-
-@njit(cache=True, nogil=True, inline='always')
-def update_codes(code, w, q, delta):
-    """Point `q` changed colour by `delta` (new - old): fix the codes of its 8 neighbours.
-    Neighbour r sees q at the mirrored offset, so q is digit 7-k of the point at q - offset_k."""
-    code[q - w + 1] += delta            # q is r's top-left (k=0)
-    code[q - w] += delta << 2
-    code[q - w - 1] += delta << 4
-    code[q + 1] += delta << 6
-    code[q - 1] += delta << 8
-    code[q + w + 1] += delta << 10
-    code[q + w] += delta << 12
-    code[q + w - 1] += delta << 14
 
 
 def _digits():

@@ -28,10 +28,9 @@ from hypothesis import strategies as st
 from sgfmill import boards
 
 from engine.core.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_LAST,
-                               M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, PASS, WHITE,
-                               area_owner, area_score, copy_board, copy_into, is_legal,
-                               new_board, play,
-                               zobrist_table)
+                               M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_STAMP, NEIGHBOURS, PASS,
+                               WHITE, area_owner, area_score, copy_board, copy_into, is_legal,
+                               new_board, play, zobrist_table)
 from engine.core.coords import format_vertex, point, row_col
 
 # Games per board size: 10,000 in all, weighted towards the cheap small boards.
@@ -42,7 +41,7 @@ KO_FIRST_PROBABILITY = 0.5  # how often the ko point, when there is one, is the 
 SGF_COLOUR = {BLACK: "b", WHITE: "w"}
 FROM_SGF = {None: EMPTY, "b": BLACK, "w": WHITE}
 # Every field of a board but `mark`, which is scratch space (see the copy tests).
-STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta")
+STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta", "code3")
 
 
 @lru_cache(maxsize=None)
@@ -105,6 +104,13 @@ def check_invariants(b, where=""):
     empty = [p for p in points if color[p] == EMPTY]
     assert sorted(listed) == empty, f"{where}: empty list {sorted(listed)} != empty points {empty}"
     assert all(epos[p] == i for i, p in enumerate(listed)), f"{where}: epos disagrees with the empty list"
+
+    # Every point's 3x3 code is its 8 neighbours' colours, digit k at bits 2k, 2k+1.
+    width = size + 2
+    code3 = b.code3.tolist()
+    for p in points:
+        expected = sum(color[p + dr * width + dc] << (2 * k) for k, (dr, dc) in enumerate(NEIGHBOURS))
+        assert code3[p] == expected, f"{where}: 3x3 code at {format_vertex(p, size)} is stale"
 
     stones = [p for p in points if color[p] != EMPTY]
     zob = zobrist_lists(size)

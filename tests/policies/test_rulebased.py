@@ -5,8 +5,8 @@ the random step drawn by rules3x3 weights: its distribution, its psi, its weight
 import numpy as np
 import pytest
 
-from engine.core.board import (BLACK, EMPTY, M_LAST, M_LAST2, M_MOVES, M_NEMPTY, M_PASSES,
-                               WHITE, area_score, copy_board, is_eye, is_legal, play)
+from engine.core.board import (BLACK, BORDER, EMPTY, M_LAST, M_LAST2, M_MOVES, M_NEMPTY,
+                               M_PASSES, WHITE, area_score, copy_board, is_eye, is_legal, play)
 from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
 from policies import load_policy
@@ -292,6 +292,9 @@ def test_playouts_are_legal_games_that_end_with_nothing_playable(rules, seed):
         play(replay, p, c)
         c = 3 - c
     assert np.array_equal(replay.color, b.color)
+    w = int(b.meta[1])
+    on_board = [p for p in range(b.color.shape[0]) if b.color[p] != BORDER]
+    assert all(b.code3[p] == code_at(b.color, w, p) for p in on_board)   # kept by the inlined play
     space = np.zeros(8, np.int64)
     for p in b.empties[:b.meta[M_NEMPTY]]:
         assert not playable(b, int(p), BLACK, space) and not playable(b, int(p), WHITE, space)

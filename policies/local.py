@@ -44,8 +44,7 @@ from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_repl
                                    nakade_reply, one_liberty)
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WINDOW_DC,
-                               WINDOW_DR, code_at, coulom_distance, pattern3x3_tactics,
-                               point_tables, scan)
+                               WINDOW_DR, coulom_distance, pattern3x3_tactics, point_tables, scan)
 from policies.nrt import borrow, borrowed_board
 from policies.playout import move_cap, set_aside, stored_reply
 from policies.softmax import (LADDER_REDRAWS, RULE_CAPTURE_NAKADE, RULE_CAPTURES, RULE_FIGHTS,
@@ -56,10 +55,10 @@ ATARI_MAX = 64    # capturing points listed at most (the list is pruned at each 
 
 
 @njit(cache=True, nogil=True, inline='always')
-def local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p, c):
+def local_weight(color, head, libs, csize, nxt, code3, w, line, pclass, etheta, fidx, p, c):
     """The softmax's local weight of c playing empty `p` (3x3 pattern class times the tactical
     and line factors), 0 where the policy never plays (own eye, suicide)."""
-    cls = pclass[c - 1, code_at(color, w, p)]
+    cls = pclass[c - 1, code3[p]]
     if cls < 0:
         return 0.0
     sc = scan(color, head, libs, csize, w, p)
@@ -73,10 +72,10 @@ def local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta, fidx, p
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _playable(b, color, w, pclass, p, c):
+def _playable(b, code3, pclass, p, c):
     """Would the policy play c at `p` (local_weight > 0: legal, the ko point included, and not
     an own eye)?  Without the weight's features."""
-    return p >= 0 and is_legal(b, p, c) and pclass[c - 1, code_at(color, w, p)] >= 0
+    return p >= 0 and is_legal(b, p, c) and pclass[c - 1, code3[p]] >= 0
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -170,6 +169,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     mark = borrow(b.mark)
     empties = borrow(b.empties)
     epos = borrow(b.epos)
+    code3 = borrow(b.code3)
     etheta = borrow(pol.etheta)
     pclass = borrow(pol.pclass)
     replies = borrow(replies)
@@ -210,16 +210,16 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
         if 3 <= meta[M_CAUGHT] <= NAKADE_MAX and (after_capture >= 1.0 or (
                 after_capture > 0.0 and rand_float(rng) < after_capture)):
             p = captured_nakade_reply(color, meta, mark, c, answers)
-        if not _playable(b, color, w, pclass, p, c) and (
+        if not _playable(b, code3, pclass, p, c) and (
                 nakade >= 1.0 or (nakade > 0.0 and rand_float(rng) < nakade)):
             p = nakade_reply(color, meta, mark, c, answers)
-        if not _playable(b, color, w, pclass, p, c):
+        if not _playable(b, code3, pclass, p, c):
             p = -1
             if fights >= 1.0 or (fights > 0.0 and rand_float(rng) < fights):
                 p = fight_reply(color, head, libs, nxt, mark, meta, c, rng, answers)
-        if not _playable(b, color, w, pclass, p, c):
+        if not _playable(b, code3, pclass, p, c):
             p = stored_reply(replies, meta, c)
-        if not _playable(b, color, w, pclass, p, c):
+        if not _playable(b, code3, pclass, p, c):
             # The local candidates, with the softmax's context factors.
             p = -1
             nloc = 0
@@ -235,8 +235,8 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
                     q = last + WINDOW_DR[k] * w + WINDOW_DC[k]
                     if q < 0 or q >= npts or color[q] != EMPTY or q == ko:
                         continue
-                    x = local_weight(color, head, libs, csize, nxt, w, line, pclass, etheta,
-                                     fidx, q, c)
+                    x = local_weight(color, head, libs, csize, nxt, code3, w, line, pclass,
+                                     etheta, fidx, q, c)
                     if x > 0.0:
                         x *= etheta[LAST_OFF + WINDOW_BUCKET[k]]
                         if last2 >= 0:
@@ -267,8 +267,8 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
                         q = empties[i]
                         x = 0.0
                         if q != ko:
-                            x = local_weight(color, head, libs, csize, nxt, w, line, pclass,
-                                             etheta, fidx, q, c)
+                            x = local_weight(color, head, libs, csize, nxt, code3, w, line,
+                                             pclass, etheta, fidx, q, c)
                         if x > 0.0:
                             if tries >= FAR_TRIES or x >= far or rand_float(rng) * far < x:
                                 p = q

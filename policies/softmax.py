@@ -35,8 +35,7 @@ from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_repl
                                    nakade_reply)
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, PASS_OFF, PATTERN3X3, RULES, SHAPE2X2, UNIFORM,
-                               WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, code_at, fill_codes,
-                               pattern3x3_context,
+                               WINDOW_BUCKET, WINDOW_DC, WINDOW_DR, pattern3x3_context,
                                pattern3x3_local, pattern3x3_tactics, play_and_mark, point_tables,
                                scan, shape2x2_arrays, shape2x2_local)
 from policies.nrt import borrow, borrowed_board
@@ -48,7 +47,7 @@ W_MIN = np.exp(-LOG_CLAMP)
 EXCLUDED_SCORE = -1000.0    # H reported for moves the policy never plays (illegal, own eye)
 MISC_NDIRTY, MISC_DSTAMP, MISC_NCTX, MISC_CSTAMP, MISC_SQSTAMP = range(5)
 
-# Per-playout state.  code: 3x3 codes; wt[c-1, p]: local weight of c playing p (0: not a
+# Per-playout state (the 3x3 codes are the board's, `code3`).  wt[c-1, p]: local weight of c playing p (0: not a
 # candidate); tact[c-1, p]: (pattern3x3) its factor from the tactical and line features, so
 # that a pattern change alone costs one lookup; rows[c-1, r]: sum of wt over row r (kept by
 # differences), rowmax: its largest value since last summed (see CANCEL_GUARD); fac: context
@@ -58,7 +57,7 @@ MISC_NDIRTY, MISC_DSTAMP, MISC_NCTX, MISC_CSTAMP, MISC_SQSTAMP = range(5)
 # context changes, and their new sums; fidx/fval: one move's features; done: scratch for
 # shape2x2; rowof/line: each point's row and line (features.point_tables); misc: counters
 # (MISC_*).
-PlayState = namedtuple("PlayState", "code wt tact rows rowmax fac dirty dmark dfull wmark ctx "
+PlayState = namedtuple("PlayState", "wt tact rows rowmax fac dirty dmark dfull wmark ctx "
                                     "rowflag rowadj fidx fval done rowof line misc")
 
 
@@ -71,14 +70,13 @@ def new_state(b, pol, weights):
     if pol.kind == SHAPE2X2 and n != pol.size:
         raise ValueError("shape2x2 policy built for another board size")
     fmax = 32 if pol.kind != SHAPE2X2 else 18 * npts + 32
-    st = PlayState(np.zeros(npts, np.int32), np.zeros((2, npts)), np.zeros((2, npts)),
-                   np.zeros((2, w)), np.zeros((2, w)), np.ones(npts), np.empty(npts, np.int32),
+    st = PlayState(np.zeros((2, npts)), np.zeros((2, npts)), np.zeros((2, w)), np.zeros((2, w)),
+                   np.ones(npts), np.empty(npts, np.int32),
                    np.zeros(npts, np.int32), np.ones(npts, np.int8), np.zeros(npts, np.int32),
                    np.empty(64, np.int32), np.zeros(w, np.int8), np.zeros(w),
                    np.empty(fmax, np.int32), np.ones(fmax), np.zeros(npts, np.int32),
                    np.empty(npts, np.int32), np.empty(npts, np.int32), np.zeros(8, np.int64))
     point_tables(n, w, st.rowof, st.line)
-    fill_codes(b, st.code)
     if weights:
         dirty = st.dirty
         dfull = st.dfull
@@ -96,9 +94,9 @@ def new_state(b, pol, weights):
 @njit(cache=True, nogil=True, inline='always')
 def borrowed_state(st):
     """`st` with borrowed arrays (policies/nrt.py); valid while `st` lives."""
-    return PlayState(borrow(st.code), borrow(st.wt), borrow(st.tact), borrow(st.rows),
-                     borrow(st.rowmax), borrow(st.fac), borrow(st.dirty), borrow(st.dmark),
-                     borrow(st.dfull), borrow(st.wmark), borrow(st.ctx), borrow(st.rowflag),
+    return PlayState(borrow(st.wt), borrow(st.tact), borrow(st.rows), borrow(st.rowmax),
+                     borrow(st.fac), borrow(st.dirty), borrow(st.dmark), borrow(st.dfull),
+                     borrow(st.wmark), borrow(st.ctx), borrow(st.rowflag),
                      borrow(st.rowadj), borrow(st.fidx), borrow(st.fval), borrow(st.done),
                      borrow(st.rowof), borrow(st.line), borrow(st.misc))
 
@@ -113,9 +111,9 @@ def local_features(b, st, pol, p, c, sc):
     """Local features of c at empty p into st.fidx/st.fval (count, or -1: not a candidate)."""
     if pol.kind == PATTERN3X3:
         return pattern3x3_local(b.color, b.head, b.libs, b.nxt, b.meta[M_WIDTH], st.line,
-                                pol.pclass, st.code[p], p, c, sc, st.fidx)
+                                pol.pclass, b.code3[p], p, c, sc, st.fidx)
     st.misc[MISC_SQSTAMP] += 1
-    return shape2x2_local(b, pol, st.code[p], p, c, sc, st.fidx, st.fval, st.done,
+    return shape2x2_local(b, pol, b.code3[p], p, c, sc, st.fidx, st.fval, st.done,
                           st.misc[MISC_SQSTAMP])
 
 
@@ -238,7 +236,7 @@ def refresh(b, st, pol, nd):
     """Re-evaluate both colours' local weights at st.dirty[:nd], updating their row sums."""
     _refresh_points(nd, borrow(st.dirty), pol.kind == PATTERN3X3, borrow(b.color),
                     borrow(b.head), borrow(b.libs), borrow(b.csize), borrow(b.nxt),
-                    borrow(b.mark), borrow(b.meta), borrow(st.line), borrow(st.code),
+                    borrow(b.mark), borrow(b.meta), borrow(st.line), borrow(b.code3),
                     borrow(st.wt), borrow(st.tact), borrow(st.fidx), borrow(st.fval),
                     borrow(st.done), borrow(st.misc), borrow(st.dfull), borrow(st.rows),
                     borrow(st.rowmax), borrow(st.rowof), borrow(pol.etheta), borrow(pol.pclass),
@@ -252,9 +250,8 @@ def advance(b, st, pol, p, c):
     misc = st.misc
     misc[MISC_NDIRTY] = 0
     misc[MISC_DSTAMP] += 1
-    captured = play_and_mark(b, b.color, b.head, b.libs, b.nxt, b.meta[M_WIDTH], st.code,
-                             st.dirty, st.dmark, st.dfull, st.wmark, misc, pol.kind == SHAPE2X2,
-                             p, c)
+    captured = play_and_mark(b, b.color, b.head, b.libs, b.nxt, b.meta[M_WIDTH], st.dirty,
+                             st.dmark, st.dfull, st.wmark, misc, pol.kind == SHAPE2X2, p, c)
     refresh(b, st, pol, misc[MISC_NDIRTY])
     return captured
 
@@ -480,7 +477,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
     npts = color.shape[0]
     n = meta[M_SIZE]
     w = meta[M_WIDTH]
-    code = borrow(st.code)
+    code = borrow(b.code3)
     wt = borrow(st.wt)
     rows = borrow(st.rows)
     rowmax = borrow(st.rowmax)
@@ -552,7 +549,7 @@ def run_playout(b, c, rng, owner, pol, grad, moves, replies, rules, scratch):
         t += 1
         misc[MISC_NDIRTY] = 0
         misc[MISC_DSTAMP] += 1
-        play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc, shape,
+        play_and_mark(b, color, head, libs, nxt, w, dirty, dmark, dfull, wmark, misc, shape,
                       p, c)
         _refresh_points(misc[MISC_NDIRTY], dirty, p3, color, head, libs, csize, nxt, mark, meta,
                         line, code, wt, tact, fidx, fval, done, misc, dfull, rows, rowmax, rowof,
@@ -633,7 +630,7 @@ def scores(b, c, pol, out):
 @njit(cache=True, nogil=True)
 def _scores_p3(b, c, pol, out, ko):
     """`scores` for pattern3x3 without a play state: the tree's prior is evaluated at every
-    expansion, and a state's nineteen arrays and full code table cost more than the scores
+    expansion, and a state's eighteen arrays cost more than the scores
     (BENCHMARKS.md, session 28).  The same features in the same order as move_features, so
     the same sums to the last bit."""
     color = borrow(b.color)
@@ -643,6 +640,7 @@ def _scores_p3(b, c, pol, out, ko):
     nxt = borrow(b.nxt)
     meta = borrow(b.meta)
     empties = borrow(b.empties)
+    code3 = borrow(b.code3)
     pclass = borrow(pol.pclass)
     theta = borrow(pol.theta)
     npts = color.shape[0]
@@ -655,7 +653,7 @@ def _scores_p3(b, c, pol, out, ko):
     point_tables(meta[M_SIZE], w, rowof, line)
     for i in range(meta[M_NEMPTY]):
         p = empties[i]
-        k = pattern3x3_local(color, head, libs, nxt, w, line, pclass, code_at(color, w, p), p,
+        k = pattern3x3_local(color, head, libs, nxt, w, line, pclass, code3[p], p,
                              c, scan(color, head, libs, csize, w, p), fidx)
         if k > 0:
             k = pattern3x3_context(meta, p, fidx, k)

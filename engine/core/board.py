@@ -65,7 +65,7 @@ def code_at(color, w, p):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def update_codes(code, w, q, delta):
+def _update_codes(code, w, q, delta):
     """Point `q` changed colour by `delta` (new - old): fix the codes of its 8 neighbours.
     Neighbour r sees q at the mirrored offset, so q is digit 7-k of the point at q - offset_k."""
     code[q - w + 1] += delta            # q is r's top-left (k=0)
@@ -324,7 +324,7 @@ def _capture(b, h, c):
     code3 = b.code3
     while True:
         color[s] = EMPTY
-        update_codes(code3, w, s, -o)
+        _update_codes(code3, w, s, -o)
         meta[M_HASH] ^= zob[o, s]
         _add_empty(b, s)
         n += 1
@@ -373,7 +373,7 @@ def play(b, p, c):
     mark = b.mark
     csize = b.csize
     color[p] = c
-    update_codes(b.code3, w, p, c)
+    _update_codes(b.code3, w, p, c)
     meta[M_HASH] ^= b.zob[c, p]
     _remove_empty(b, p)
     head[p] = p

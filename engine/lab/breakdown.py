@@ -8,9 +8,9 @@ replays the same moves doing a little more each time, and times each replay by C
 (best of a few; the machines are shared).  The replays hold their arrays as the playout loop
 does (borrowed: policies/nrt.py), so that each stage costs what it costs there.  Differences between replays are the stages:
 
-- `board`: the board's own move (captures, liberties, ko; `engine.core.board.play`), with
-  the board copy that starts each playout;
-- `marking`: the 3x3 codes' update and the list of points whose features may have changed
+- `board`: the board's own move (captures, liberties, ko, the 3x3 codes;
+  `engine.core.board.play`), with the board copy that starts each playout;
+- `marking`: the list of points whose features may have changed
   (`policies.features.play_and_mark`);
 - `features`: re-evaluating those points' local weights and the row sums
   (`policies.softmax._refresh_points`), with the per-playout set-up (`new_state`);
@@ -101,7 +101,7 @@ def _replay(b0, work, pol, record, upto):
             moves += t
             continue
         st = new_state(b, pol, upto >= 2)
-        code, wt, rows, rowmax = borrow(st.code), borrow(st.wt), borrow(st.rows), borrow(st.rowmax)
+        code, wt, rows, rowmax = borrow(b.code3), borrow(st.wt), borrow(st.rows), borrow(st.rowmax)
         dirty, dmark, dfull = borrow(st.dirty), borrow(st.dmark), borrow(st.dfull)
         wmark, tact, fidx = borrow(st.wmark), borrow(st.tact), borrow(st.fidx)
         fval, done, misc = borrow(st.fval), borrow(st.done), borrow(st.misc)
@@ -111,8 +111,8 @@ def _replay(b0, work, pol, record, upto):
         while record[i, t] != END:
             misc[MISC_NDIRTY] = 0
             misc[MISC_DSTAMP] += 1
-            play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc,
-                          False, record[i, t], c)
+            play_and_mark(b, color, head, libs, nxt, w, dirty, dmark, dfull, wmark, misc, False,
+                          record[i, t], c)
             if upto >= 2:
                 _refresh_points(misc[MISC_NDIRTY], dirty, p3, color, head, libs, csize, nxt,
                                 mark, meta, line, code, wt, tact, fidx, fval, done, misc, dfull,

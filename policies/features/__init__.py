@@ -40,8 +40,8 @@ import sys
 
 # The package's API: the public names of its modules.
 from policies.features.codes import (NCODES, NEIGHBOURS, SYMMETRIES, apply_symmetry,  # noqa: F401
-                                     code_at, fill_codes, pattern_match_mask, pattern_tables,
-                                     playable_classes, render_code, update_codes)
+                                     code_at, pattern_match_mask, pattern_tables,
+                                     playable_classes, render_code)
 from policies.features.pattern3x3 import (ATARI_OFF, CAP_OFF, ESC_OFF, LAST2_OFF,  # noqa: F401
                                           LAST_OFF, LINE_OFF, MAX_DIST, N_PAT, N_PATTERN3X3,
                                           PASS_OFF, PATTERN3X3_VERSION, SA_OFF, WINDOW,

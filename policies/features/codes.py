@@ -1,22 +1,20 @@
-"""3x3 colour codes around a point (laid out, and kept up to date, by the board: `code_at`,
-`update_codes`, re-exported here): the 8 symmetries of the square, the canonical pattern
-classes (`pattern_tables`), own-eye flags, and pattern pictures and masks for people and
-tests.  Both feature sets build on these codes.
+"""3x3 colour codes around a point (laid out, and kept up to date, by the board; its `code_at`
+is re-exported here): the 8 symmetries of the square, the canonical pattern classes
+(`pattern_tables`), own-eye flags, and pattern pictures and masks for people and tests.  Both
+feature sets build on these codes.
 """
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
-from engine.core.board import BLACK, BORDER, EMPTY, M_SIZE, M_WIDTH, NEIGHBOURS, WHITE
-from engine.core.board import code_at, update_codes  # noqa: F401 (re-exported)
-from policies.nrt import borrow
+from engine.core.board import BLACK, BORDER, EMPTY, NEIGHBOURS, WHITE
+from engine.core.board import code_at  # noqa: F401 (re-exported)
 
 # ---------------------------------------------------------------------------------------------
 # 3x3 codes
 # ---------------------------------------------------------------------------------------------
-# The code's layout (NEIGHBOURS), `code_at` and `update_codes` are the board's
-# (engine/core/board.py), which keeps every point's code in `code3`.
+# The code's layout (NEIGHBOURS) and `code_at` are the board's (engine/core/board.py), which
+# keeps every point's code in `code3`.
 NCODES = 4 ** 8
 SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
               (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))  # (dr,dc) -> matrix
@@ -25,19 +23,6 @@ SYMMETRIES = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
 def apply_symmetry(sym, dr, dc):
     a, b, c, d = sym
     return a * dr + b * dc, c * dr + d * dc
-
-
-@njit(cache=True, nogil=True)
-def fill_codes(b, code):
-    """`code[p]` for every point of the board (border points get 0)."""
-    color = borrow(b.color)
-    n = b.meta[M_SIZE]
-    w = b.meta[M_WIDTH]
-    code = borrow(code)
-    code[:] = 0
-    for r in range(1, n + 1):
-        for c in range(1, n + 1):
-            code[r * w + c] = code_at(color, w, r * w + c)
 
 
 def _digits():

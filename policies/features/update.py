@@ -1,5 +1,5 @@
-"""The incremental update after a move, shared by both feature sets: every point's 3x3 code
-changes by one add per neighbour, and `play_and_mark` lists the points whose features may have
+"""The incremental update after a move, shared by both feature sets: `play_and_mark` plays
+it (the board keeps every point's 3x3 code) and lists the points whose features may have
 changed ("dirty"), which is all the softmax policy re-evaluates.
 """
 
@@ -7,7 +7,6 @@ import numpy as np
 from numba import njit
 
 from engine.core.board import BLACK, EMPTY, PASS, WHITE, play
-from policies.features.codes import update_codes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -78,13 +77,13 @@ TACTICAL_LIBS = 3
 
 
 @njit(cache=True, nogil=True, inline='always')
-def play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark, misc, near_atari,
-                  p, c):
+def play_and_mark(b, color, head, libs, nxt, w, dirty, dmark, dfull, wmark, misc, near_atari, p,
+                  c):
     """Play c at p (legal) on `b` (whose arrays and width are passed too: see softmax.py's speed
-    notes), update the 3x3 `code`s, and list in `dirty[:misc[0]]` the
-    points whose features may have changed (`dmark`/`misc[1]` is the de-duplication stamp,
-    `wmark` the same for chains walked, dfull[q] = 0 if only q's 3x3 pattern changed; the
-    caller resets misc[0] and bumps misc[1] before each move).  Returns the captures.
+    notes) and list in `dirty[:misc[0]]` the points whose features may have changed
+    (`dmark`/`misc[1]` is the de-duplication stamp, `wmark` the same for chains walked,
+    dfull[q] = 0 if only q's 3x3 pattern changed; the caller resets misc[0] and bumps misc[1]
+    before each move).  Returns the captures.
 
     Dirty points: the move and every captured stone with their 8 neighbours (3x3 codes), and
     the liberties of every chain the move touched (the new chain, the opposing chains that
@@ -117,7 +116,6 @@ def play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark
                 o4 = h
             k += 1
     captured = play(b, p, c)
-    update_codes(code, w, p, c)
     _mark_around(color, w, p, dirty, dmark, dfull, misc)
     hp = head[p]
     if libs[hp] <= TACTICAL_LIBS or own_min <= TACTICAL_LIBS:
@@ -134,7 +132,6 @@ def play_and_mark(b, color, head, libs, nxt, w, code, dirty, dmark, dfull, wmark
             # A captured chain: its links survive the capture, so walk it.
             s = h
             while True:
-                update_codes(code, w, s, -o)
                 _mark_around(color, w, s, dirty, dmark, dfull, misc)
                 s = nxt[s]
                 if s == h:

@@ -205,8 +205,9 @@ def test_shape2x2_scores_are_whole_board_differences(size):
 # --- incremental update -----------------------------------------------------------------------
 
 def _check_state(b, st, ref, pattern):
-    on = b.color != 3
-    assert np.array_equal(st.code[on], ref.code[on]), "3x3 codes"
+    w = int(b.meta[1])
+    assert all(b.code3[p] == code_at(b.color, w, p) for p in np.flatnonzero(b.color != 3)), \
+        "3x3 codes"
     np.testing.assert_allclose(st.wt, ref.wt, rtol=1e-12, atol=0, err_msg="local weights")
     np.testing.assert_allclose(st.rows, ref.rows, rtol=1e-9, atol=1e-300, err_msg="row sums")
     if pattern:

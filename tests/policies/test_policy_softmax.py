@@ -166,13 +166,17 @@ def _symmetries(size):
 def test_symmetric_positions_give_symmetric_probabilities(feature_set):
     size = 9
     pol = policy(feature_set, size, 11)
-    b = new_board(size)
-    for r, col in ((3, 3), (3, 7), (7, 3), (7, 7), (4, 5), (5, 4), (6, 5), (5, 6)):
-        play(b, pt(size, r, col), BLACK)
-    for r, col in ((3, 5), (5, 3), (7, 5), (5, 7), (2, 2), (2, 8), (8, 2), (8, 8)):
-        play(b, pt(size, r, col), WHITE)
-    b.meta[M_LAST] = pt(size, 5, 5)   # the centre: fixed by every symmetry
-    b.meta[M_LAST2] = NO_MOVE
+
+    def position(first):
+        b = new_board(size)
+        for r, col in ((3, 3), (3, 7), (7, 3), (7, 7), (4, 5), (5, 4), (6, 5), (5, 6)):
+            play(b, pt(size, r, col), first)
+        for r, col in ((3, 5), (5, 3), (7, 5), (5, 7), (2, 2), (2, 8), (8, 2), (8, 8)):
+            play(b, pt(size, r, col), 3 - first)
+        b.meta[M_LAST] = pt(size, 5, 5)   # the centre: fixed by every symmetry
+        b.meta[M_LAST2] = NO_MOVE
+        return b
+    b = position(BLACK)
     for c in (BLACK, WHITE):
         probs = policy_probabilities(b, c, pol)
         assert probs.sum() == pytest.approx(1.0) and len(set(np.round(probs, 12))) > 3
@@ -182,9 +186,7 @@ def test_symmetric_positions_give_symmetric_probabilities(feature_set):
                     assert probs[pt(size, *sym(r, col))] == pytest.approx(probs[pt(size, r, col)],
                                                                           rel=1e-12, abs=1e-300)
     # Colour symmetry: the same shape with colours exchanged, the other player to move.
-    swapped = copy_board(b)
-    on = (b.color == BLACK) | (b.color == WHITE)
-    swapped.color[on] = 3 - b.color[on]
+    swapped = position(WHITE)
     for c in (BLACK, WHITE):
         np.testing.assert_allclose(policy_probabilities(swapped, 3 - c, pol),
                                    policy_probabilities(b, c, pol), rtol=1e-12)

@@ -47,16 +47,15 @@ W_MIN = np.exp(-LOG_CLAMP)
 EXCLUDED_SCORE = -1000.0    # H reported for moves the policy never plays (illegal, own eye)
 MISC_NDIRTY, MISC_DSTAMP, MISC_NCTX, MISC_CSTAMP, MISC_SQSTAMP = range(5)
 
-# Per-playout state (the 3x3 codes are the board's, `code3`).  wt[c-1, p]: local weight of c playing p (0: not a
-# candidate); tact[c-1, p]: (pattern3x3) its factor from the tactical and line features, so
-# that a pattern change alone costs one lookup; rows[c-1, r]: sum of wt over row r (kept by
-# differences), rowmax: its largest value since last summed (see CANCEL_GUARD); fac: context
-# factors (1 except near the last moves while a move is drawn); dirty/dmark/dfull/wmark: the
-# points to re-evaluate after a move, fully or for their pattern only (and the chains walked
-# to find them); ctx: the points with a context factor; rowflag/rowadj: rows whose sum the
-# context changes, and their new sums; fidx/fval: one move's features; done: scratch for
-# shape2x2; rowof/line: each point's row and line (features.point_tables); misc: counters
-# (MISC_*).
+# Per-playout state (the 3x3 codes are the board's, `code3`).  wt[c-1, p]: local weight of c
+# playing p (0: not a candidate); tact[c-1, p]: (pattern3x3) its factor from the tactical and line
+# features, so that a pattern change alone costs one lookup; rows[c-1, r]: sum of wt over row r
+# (kept by differences), rowmax: its largest value since last summed (see CANCEL_GUARD); fac:
+# context factors (1 except near the last moves while a move is drawn); dirty/dmark/dfull/wmark:
+# the points to re-evaluate after a move, fully or for their pattern only (and the chains walked
+# to find them); ctx: the points with a context factor; rowflag/rowadj: rows whose sum the context
+# changes, and their new sums; fidx/fval: one move's features; done: scratch for shape2x2;
+# rowof/line: each point's row and line (features.point_tables); misc: counters (MISC_*).
 PlayState = namedtuple("PlayState", "wt tact rows rowmax fac dirty dmark dfull wmark ctx "
                                     "rowflag rowadj fidx fval done rowof line misc")
 
@@ -71,8 +70,8 @@ def new_state(b, pol, weights):
         raise ValueError("shape2x2 policy built for another board size")
     fmax = 32 if pol.kind != SHAPE2X2 else 18 * npts + 32
     st = PlayState(np.zeros((2, npts)), np.zeros((2, npts)), np.zeros((2, w)), np.zeros((2, w)),
-                   np.ones(npts), np.empty(npts, np.int32),
-                   np.zeros(npts, np.int32), np.ones(npts, np.int8), np.zeros(npts, np.int32),
+                   np.ones(npts), np.empty(npts, np.int32), np.zeros(npts, np.int32),
+                   np.ones(npts, np.int8), np.zeros(npts, np.int32),
                    np.empty(64, np.int32), np.zeros(w, np.int8), np.zeros(w),
                    np.empty(fmax, np.int32), np.ones(fmax), np.zeros(npts, np.int32),
                    np.empty(npts, np.int32), np.empty(npts, np.int32), np.zeros(8, np.int64))

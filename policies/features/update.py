@@ -1,6 +1,6 @@
-"""The incremental update after a move, shared by both feature sets: `play_and_mark` plays
-it (the board keeps every point's 3x3 code) and lists the points whose features may have
-changed ("dirty"), which is all the softmax policy re-evaluates.
+"""The incremental update after a move, shared by both feature sets: `play_and_mark` plays the
+move (the board updates every point's 3x3 code itself) and lists the points whose features may
+have changed ("dirty"), which is all the softmax policy re-evaluates.
 """
 
 import numpy as np

@@ -374,14 +374,17 @@ def _work_on(pos, make_worker, work):
 
 
 def run_over_file(in_path, out_path, make_worker, work, made_by, cluster=None, progress=None,
-                  report=print, limit=None):
+                  report=print, limit=None, keep=None):
     """Apply `work(worker, position) -> position` to every position of `in_path` not yet in
     `out_path`, one position a unit on `cluster` (engine.parallel.cluster; default in this process),
     each worker process with its own `make_worker()`, appending results as they arrive.
-    A position that fails is reported and left out; `limit`: only the file's first positions.
-    Returns (positions written, failures)."""
+    A position that fails is reported and left out; `keep(position)`: only the positions it
+    accepts; `limit`: only the first of those.  Returns (positions written, failures)."""
     cluster = cluster or InProcess()
-    positions = read_positions(in_path)[:limit]
+    positions = read_positions(in_path)
+    if keep is not None:
+        positions = [pos for pos in positions if keep(pos)]
+    positions = positions[:limit]
     app = Appender(out_path, made_by)
     todo = [pos for pos in positions if pos.id not in app.done]
     total, done0, start = len(positions), len(app.done), time.perf_counter()
@@ -455,9 +458,22 @@ def experts_file(in_path, out_path, engine=GNUGO, cluster=None, command="", prog
 
 
 def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, cluster=None,
-                command="", progress=None, report=print, limit=None, oracle=None):
+                command="", progress=None, report=print, limit=None, oracle=None, between=None):
     """`simbal data depth2`: every position's depth-2 tree, leaves labelled by our search with
-    `playouts` simulations each, or (oracle "fuego") by Fuego searches of `playouts` games."""
+    `playouts` simulations each, or (oracle "fuego") by Fuego searches of `playouts` games.
+    `between` (lo, hi): only the positions whose label lies in [lo, hi] (unlabelled ones are
+    refused): the contested roots, which alone carry two-step balancing's objective."""
+    keep = None
+    if between is not None:
+        lo, hi = between
+        if not 0.0 <= lo <= hi <= 1.0:
+            raise ValueError(f"between: need 0 <= lo <= hi <= 1, got {lo} and {hi}")
+
+        def keep(pos):
+            if pos.value_black is None:
+                raise DataFileError(f"{in_path}: position {pos.id} has no label; "
+                                    "--between needs labelled positions (simbal data label)")
+            return lo <= pos.value_black <= hi
     if oracle == "fuego":
         make = partial(FuegoOracle, playouts, seed)
         leaf_settings = FuegoOracle.describe(playouts, seed)
@@ -469,7 +485,9 @@ def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, clu
         leaf_settings = LeafSearch(playouts, weights, seed).settings()
     settings = dict(leaf_settings, tree="depth2",
                     moves="legal, not filling own single-point eye; pass only without any")
+    if between is not None:
+        settings["roots_labelled_between"] = [lo, hi]
     made_by = {"command": command, "step": "depth2", "settings": settings,
                "input": _input_record(in_path)}
     return run_over_file(in_path, out_path, make, depth2_tree, made_by, cluster, progress,
-                         report, limit)
+                         report, limit, keep)

@@ -161,15 +161,23 @@ def data_experts(in_path, out, engine, workers, scheduler):
               help="Label the leaves (and unlabelled roots) by Fuego 1.1 searches instead.")
 @seed_option()
 @click.option("--limit", default=None, type=click.IntRange(1),
-              help="Only the first N positions of the input.")
+              help="Only the first N positions of the input (after --between).")
+@click.option("--between", default=None, nargs=2, type=click.FloatRange(0.0, 1.0),
+              metavar="LO HI",
+              help="Only the positions labelled P(Black wins) in [LO, HI]: the contested ones, "
+                   "which carry two-step balancing's objective (e.g. 0.05 0.95).")
 @cluster_options
-def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, workers, scheduler):
+def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, between, workers,
+                scheduler):
     """Every candidate move and reply of each position, labelled (two-step balancing)."""
     from policies.data.labels import depth2_file
     _fuego_if_asked(oracle)
+    if between is not None and between[0] > between[1]:
+        raise click.BadParameter(f"{between[0]} > {between[1]}", param_hint="--between")
     _over_file(lambda cluster, progress: depth2_file(
         in_path, out, playouts, weights, seed, cluster, command_line(), progress,
-        report=stderr, limit=limit, oracle=oracle), "expanded", workers, scheduler)
+        report=stderr, limit=limit, oracle=oracle, between=between), "expanded", workers,
+        scheduler)
 
 
 @click.group("eval")

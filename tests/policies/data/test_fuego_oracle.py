@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.gtp import fuego
-from policies.data.files import Position, read_positions, write_positions
+from policies.data.files import DataFileError, Position, read_positions, write_positions
 from policies.data.labels import FuegoOracle, depth2_file, label_file
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -129,6 +129,36 @@ def test_fuego_depth2_leaves_replay_the_line_below_the_position(fake_fuego, tmp_
     assert "uct_param_player max_games 50" in fake_fuego.read_text()
     meta = json.loads(Path(str(out) + ".meta.json").read_text())
     assert meta["made_by"]["settings"]["labeller"] == "fuego"
+
+
+def test_depth2_between_expands_only_the_contested_roots(fake_fuego, tmp_path):
+    src = tmp_path / "d.jsonl"
+    line = [("B", "B2"), ("W", "A1")]
+    write_positions(src, [Position(name, 3, 0.5, line, "B", value_black=value)
+                          for name, value in (("won", 0.97), ("open", 0.5), ("edge", 0.05),
+                                              ("lost", 0.01))], {"test": True})
+    out = tmp_path / "d2.jsonl"
+    written, failures = depth2_file(src, out, playouts=50, oracle="fuego", seed=1,
+                                    report=lambda *a: None, between=(0.05, 0.95))
+    assert failures == []
+    assert [p.id for p in read_positions(out)] == ["open", "edge"]
+    assert all(p.extra["children"] for p in read_positions(out))
+    meta = json.loads(Path(str(out) + ".meta.json").read_text())
+    assert meta["made_by"]["settings"]["roots_labelled_between"] == [0.05, 0.95]
+    # --limit counts the kept positions, not the file's lines.
+    one = tmp_path / "one.jsonl"
+    depth2_file(src, one, playouts=50, oracle="fuego", seed=1, report=lambda *a: None,
+                between=(0.05, 0.95), limit=1)
+    assert [p.id for p in read_positions(one)] == ["open"]
+    # A root without a label cannot be judged contested: refused by name, nothing written.
+    bare = tmp_path / "bare.jsonl"
+    write_positions(bare, [Position("nolabel", 3, 0.5, line, "B")], {"test": True})
+    with pytest.raises(DataFileError, match="nolabel"):
+        depth2_file(bare, tmp_path / "x.jsonl", playouts=50, oracle="fuego", seed=1,
+                    report=lambda *a: None, between=(0.1, 0.9))
+    assert not (tmp_path / "x.jsonl").exists()
+    with pytest.raises(ValueError):
+        depth2_file(src, tmp_path / "y.jsonl", playouts=50, oracle="fuego", between=(0.9, 0.1))
 
 
 def test_fuego_player_settings_fix_playouts_or_time_on_one_thread():

@@ -457,23 +457,45 @@ def experts_file(in_path, out_path, engine=GNUGO, cluster=None, command="", prog
     return written, failures
 
 
+# Playouts per position for `depth2_file`'s `biased` filter: enough that their noise (sd 0.016
+# at most) is small beside the errors it selects on.
+BIAS_SIMS = 1000
+
+
 def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, cluster=None,
-                command="", progress=None, report=print, limit=None, oracle=None, between=None):
+                command="", progress=None, report=print, limit=None, oracle=None, between=None,
+                biased=None):
     """`simbal data depth2`: every position's depth-2 tree, leaves labelled by our search with
     `playouts` simulations each, or (oracle "fuego") by Fuego searches of `playouts` games.
-    `between` (lo, hi): only the positions whose label lies in [lo, hi] (unlabelled ones are
-    refused): the contested roots, which alone carry two-step balancing's objective."""
-    keep = None
-    if between is not None:
-        lo, hi = between
-        if not 0.0 <= lo <= hi <= 1.0:
-            raise ValueError(f"between: need 0 <= lo <= hi <= 1, got {lo} and {hi}")
-
-        def keep(pos):
+    Only some positions, when asked (unlabelled ones are then refused):
+    `between` (lo, hi): those labelled in [lo, hi];
+    `biased` e: those whose value under uniform playouts (BIAS_SIMS of them) is at least `e`
+    off the label.  The second is the one that picks out the trees that carry two-step
+    balancing's objective (BENCHMARKS.md, session 45): on 5x5 random positions, the trees with
+    e >= 0.2 are two-fifths of them and hold nine-tenths of uniform's two-step imbalance, while
+    the undecided roots (labels within 0.05-0.95) hold only their share of it."""
+    positions = read_positions(in_path)
+    wanted = None
+    if between is not None or biased is not None:
+        for pos in positions:
             if pos.value_black is None:
-                raise DataFileError(f"{in_path}: position {pos.id} has no label; "
-                                    "--between needs labelled positions (simbal data label)")
-            return lo <= pos.value_black <= hi
+                raise DataFileError(f"{in_path}: position {pos.id} has no label; --between and "
+                                    "--biased need labelled positions (simbal data label)")
+        keep = np.ones(len(positions), dtype=bool)
+        if between is not None:
+            lo, hi = between
+            if not 0.0 <= lo <= hi <= 1.0:
+                raise ValueError(f"between: need 0 <= lo <= hi <= 1, got {lo} and {hi}")
+            keep &= np.array([lo <= pos.value_black <= hi for pos in positions])
+        if biased is not None:
+            if not 0.0 <= biased <= 1.0:
+                raise ValueError(f"biased: need 0 <= e <= 1, got {biased}")
+            from policies.data.evaluate import mc_values
+            size = positions[0].size
+            values = mc_values(positions, load_policy("uniform", size), BIAS_SIMS, seed, cluster)
+            labels = np.array([pos.value_black for pos in positions])
+            keep &= np.abs(values - labels) >= biased
+        wanted = {pos.id for pos, k in zip(positions, keep) if k}
     if oracle == "fuego":
         make = partial(FuegoOracle, playouts, seed)
         leaf_settings = FuegoOracle.describe(playouts, seed)
@@ -486,8 +508,11 @@ def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, clu
     settings = dict(leaf_settings, tree="depth2",
                     moves="legal, not filling own single-point eye; pass only without any")
     if between is not None:
-        settings["roots_labelled_between"] = [lo, hi]
+        settings["roots_labelled_between"] = list(between)
+    if biased is not None:
+        settings["roots_uniform_error_at_least"] = {"error": biased, "playouts": BIAS_SIMS,
+                                                    "seed": seed}
     made_by = {"command": command, "step": "depth2", "settings": settings,
                "input": _input_record(in_path)}
     return run_over_file(in_path, out_path, make, depth2_tree, made_by, cluster, progress,
-                         report, limit, keep)
+                         report, limit, None if wanted is None else (lambda pos: pos.id in wanted))

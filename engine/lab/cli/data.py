@@ -163,11 +163,13 @@ def data_experts(in_path, out, engine, workers, scheduler):
 @click.option("--limit", default=None, type=click.IntRange(1),
               help="Only the first N positions of the input (after --between).")
 @click.option("--between", default=None, nargs=2, type=click.FloatRange(0.0, 1.0),
-              metavar="LO HI",
-              help="Only the positions labelled P(Black wins) in [LO, HI]: the contested ones, "
-                   "which carry two-step balancing's objective (e.g. 0.05 0.95).")
+              metavar="LO HI", help="Only the positions labelled P(Black wins) in [LO, HI].")
+@click.option("--biased", default=None, type=click.FloatRange(0.0, 1.0), metavar="E",
+              help="Only the positions whose value under uniform playouts is at least E off "
+                   "the label: the trees that carry two-step balancing's objective (0.2 keeps "
+                   "two-fifths of 5x5 random positions and nine-tenths of the objective).")
 @cluster_options
-def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, between, workers,
+def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, between, biased, workers,
                 scheduler):
     """Every candidate move and reply of each position, labelled (two-step balancing)."""
     from policies.data.labels import depth2_file
@@ -176,8 +178,8 @@ def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, between, w
         raise click.BadParameter(f"{between[0]} > {between[1]}", param_hint="--between")
     _over_file(lambda cluster, progress: depth2_file(
         in_path, out, playouts, weights, seed, cluster, command_line(), progress,
-        report=stderr, limit=limit, oracle=oracle, between=between), "expanded", workers,
-        scheduler)
+        report=stderr, limit=limit, oracle=oracle, between=between, biased=biased), "expanded",
+        workers, scheduler)
 
 
 @click.group("eval")

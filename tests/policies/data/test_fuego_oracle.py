@@ -161,6 +161,30 @@ def test_depth2_between_expands_only_the_contested_roots(fake_fuego, tmp_path):
         depth2_file(src, tmp_path / "y.jsonl", playouts=50, oracle="fuego", between=(0.9, 0.1))
 
 
+def test_depth2_biased_keeps_the_positions_uniform_playouts_misjudge(fake_fuego, tmp_path):
+    # Black owns the whole 3x3 board with two eyes (A1, C3): every playout ends in Black's
+    # win, so uniform's value is 1 and only a label far from 1 is "biased".
+    line = []
+    for v in ("B1", "C1", "A2", "B2", "C2", "A3", "B3"):
+        line += [("B", v), ("W", "pass")]
+    src = tmp_path / "d.jsonl"
+    write_positions(src, [Position(name, 3, 0.5, line, "B", value_black=value)
+                          for name, value in (("right", 1.0), ("near", 0.85), ("wrong", 0.0),
+                                              ("off", 0.7))], {"test": True})
+    out = tmp_path / "d2.jsonl"
+    written, failures = depth2_file(src, out, playouts=50, oracle="fuego", seed=3,
+                                    report=lambda *a: None, biased=0.2)
+    assert failures == []
+    assert [p.id for p in read_positions(out)] == ["wrong", "off"]
+    setting = json.loads(Path(str(out) + ".meta.json").read_text())["made_by"]["settings"]
+    assert setting["roots_uniform_error_at_least"]["error"] == 0.2
+    # Both filters at once keep what both keep.
+    both = tmp_path / "both.jsonl"
+    depth2_file(src, both, playouts=50, oracle="fuego", seed=3, report=lambda *a: None,
+                biased=0.2, between=(0.5, 1.0))
+    assert [p.id for p in read_positions(both)] == ["off"]
+
+
 def test_fuego_player_settings_fix_playouts_or_time_on_one_thread():
     by_games = fuego.player_settings(games=5000)
     assert "uct_param_search number_threads 1" in by_games

@@ -82,6 +82,7 @@ class SearchThread:
     def __init__(self, capacity, board_points):
         self.capacity = capacity
         self.tree = tree_mod.new_tree(capacity, board_points)
+        self.space = None  # search.Workspace: what its searches work in, made at the first
         self.spare = None
         self.key = None  # the RootKey the root stands for
         self.sims = 0    # simulations in the tree's ownership counts (since its last clear)
@@ -298,7 +299,7 @@ class Engine:
             try:
                 while not self.stop.is_set() and (share is None or done[t] < share):
                     n = BATCH if share is None else min(BATCH, share - done[t])
-                    search.run(s.tree, root, policy, prior, params, n, rng)
+                    search.run_in(s.tree, root, policy, prior, params, n, rng, s.space)
                     done[t] += n
                     s.sims += n    # now, for the analysis that reads ownership mid-search
                     if deadline is not None and self.now() > deadline:
@@ -311,6 +312,8 @@ class Engine:
 
         for s in searchers:
             s.sync(g, colour, allow_reuse=not exclude.any())
+            if s.space is None or s.space.owner.shape[0] != b.color.shape[0]:
+                s.space = search.workspace(b)
         pool = [threading.Thread(target=work, args=(t, s, make_rng(base + t)), daemon=True)
                 for t, s in enumerate(searchers)]
         for th in pool:

@@ -256,10 +256,39 @@ def select_child(tree, node, params, rng):
     return best
 
 
+# What a run of simulations works in: boards, scratch and buffers for one size of board.  A search
+# thread keeps one (`workspace`) for all its calls of `run_in`: made afresh for every call of 64
+# simulations they cost a 19x19 search about 3% (BENCHMARKS.md, session 45), the ladder
+# reader's zeroed frames most.  Nothing in it carries over from one simulation to the next.
+Workspace = namedtuple("Workspace", "work scratch owner scores no_exclusion path first_play "
+                                    "child_moves child_h child_order sort_tmp ladders moves_played")
+
+
+@njit(cache=True)
+def workspace(board):
+    """A Workspace for boards of `board`'s size."""
+    points = board.color.shape[0]
+    max_depth = 4 * points + 64
+    return Workspace(copy_board(board), copy_board(board), np.zeros(points, np.int8),
+                     np.zeros(points), np.zeros(points, np.int8),
+                     np.empty(max_depth + 1, np.int32),
+                     np.zeros(points, np.int32),   # RAVE: index + 1 of each point's first play
+                     np.empty(points + 1, np.int32), np.empty(points), np.empty(points, np.int64),
+                     np.empty(points, np.int64), ladder_scratch(board),
+                     # the simulation's moves, tree part then playout part (move_cap bounds it)
+                     np.empty(max_depth + 3 * points + 64, np.int32))
+
+
 @njit(cache=True, nogil=True)
 def run(tree, root, pol, prior, params, count, rng):
     """Run `count` simulations from `root` (a Root; its board unchanged), playing out with
     policy `pol` and taking H from policy `prior`.  Returns simulations done."""
+    return run_in(tree, root, pol, prior, params, count, rng, workspace(root.board))
+
+
+@njit(cache=True, nogil=True)
+def run_in(tree, root, pol, prior, params, count, rng, space):
+    """`run` in the Workspace `space` (made by `workspace` for a board of the root's size)."""
     root_board, to_play, komi, exclude = root
     # Borrowed records: every call below that takes one would otherwise reference-count each
     # of its arrays, atomically, per tree level (policies/nrt.py).  The caller keeps them alive.
@@ -268,27 +297,16 @@ def run(tree, root, pol, prior, params, count, rng):
     prior = borrowed_policy(prior)
     root_board = borrowed_board(root_board)
     board_points = root_board.color.shape[0]
-    work_own = copy_board(root_board)
-    work = borrowed_board(work_own)   # not reference-counted (policies/nrt.py); kept to the end
-    owner = np.zeros(board_points, np.int8)
-    scores = np.zeros(board_points)
-    no_exclusion = np.zeros(board_points, np.int8)
-    max_depth = 4 * board_points + 64
-    path = np.empty(max_depth + 1, np.int32)
-    first_play = np.zeros(board_points, np.int32)  # RAVE: index + 1 of each point's first play
-    # expand_into's scratch, allocated once for the whole batch.
-    child_moves = np.empty(board_points + 1, np.int32)
-    child_h = np.empty(board_points)
-    child_order = np.empty(board_points, np.int64)
-    sort_tmp = np.empty(board_points, np.int64)
-    ladders = ladder_scratch(root_board)
-    # The simulation's moves, tree part then playout part (whose length move_cap bounds).
-    moves_played = np.empty(max_depth + 3 * board_points + 64, np.int32)
+    work = borrowed_board(space.work)
+    scratch = borrowed_board(space.scratch)  # the playouts' ladder readings' board
+    owner, scores, no_exclusion, path = space.owner, space.scores, space.no_exclusion, space.path
+    first_play, moves_played, ladders = space.first_play, space.moves_played, space.ladders
+    child_moves, child_h = space.child_moves, space.child_h
+    child_order, sort_tmp = space.child_order, space.sort_tmp
+    max_depth = path.shape[0] - 1
     lgr = params.lgr > 0.0
     rules = playout_rules(params)
     reading = rules.max() > 0.0
-    scratch_own = copy_board(root_board)  # the playouts' ladder readings' board
-    scratch = borrowed_board(scratch_own)
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
         expand_into(tree, 0, root_board, to_play, prior, params, scores, exclude[0],
@@ -357,8 +375,8 @@ def run(tree, root, pol, prior, params, count, rng):
                          first_play, params.rave_decay)
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
-    work_own.meta[M_PASSES] = 0   # keeps the borrowed boards' owners alive to here
-    scratch_own.meta[M_PASSES] = 0
+    space.work.meta[M_PASSES] = 0   # keeps the borrowed boards' owners alive to here
+    space.scratch.meta[M_PASSES] = 0
     return count
 
 

@@ -201,13 +201,13 @@ def test_handicap_stones_give_white_a_point_each_in_the_score_and_the_search(ask
     assert ok(ask, server, "final_score") == "B+77.5"        # 81 - 0.5 - 3, not B+80.5
     assert server.engine.game.scoring_komi == 3.5
     seen = []
-    real_run = mcts_module.run
+    real_run = mcts_module.run_in   # what the search threads call
     try:
-        mcts_module.run = lambda tree, root, *rest: (seen.append(root.komi),
-                                                     real_run(tree, root, *rest))[1]
+        mcts_module.run_in = lambda tree, root, *rest: (seen.append(root.komi),
+                                                        real_run(tree, root, *rest))[1]
         ok(ask, server, "genmove w")
     finally:
-        mcts_module.run = real_run
+        mcts_module.run_in = real_run
     assert seen and set(seen) == {3.5}
     run(ask, server, "clear_board")
     assert ok(ask, server, "final_score") == "W+0.5"          # no handicap, no compensation
@@ -510,7 +510,7 @@ def test_genmove_answers_an_error_and_keeps_the_game_when_the_search_fails(ask, 
 
     run(ask, server, "boardsize 9", "clear_board", "play b E5")
     before = snapshot(ask, server)
-    monkeypatch.setattr(player.search, "run", broken)
+    monkeypatch.setattr(player.search, "run_in", broken)   # what the search threads call
     r = ask(server, "genmove w")
     assert not r.ok and "PASS" not in r.body.upper()
     assert snapshot(ask, server) == before

@@ -94,7 +94,7 @@ def test_a_failing_search_raises_instead_of_passing(threads, monkeypatch):
         raise RuntimeError("kernel failed")
 
     e = engine(playouts=200, seed=1, threads=threads)
-    monkeypatch.setattr(player.search, "run", broken)
+    monkeypatch.setattr(player.search, "run_in", broken)   # what the search threads call
     with pytest.raises(RuntimeError, match="kernel failed"):
         e.genmove(BLACK)
     monkeypatch.undo()

@@ -258,8 +258,8 @@ def select_child(tree, node, params, rng):
 
 # What a run of simulations works in: boards, scratch and buffers for one size of board.  A search
 # thread keeps one (`workspace`) for all its calls of `run_in`: made afresh for every call of 64
-# simulations they cost a 19x19 search about 3% (BENCHMARKS.md, session 45), the ladder
-# reader's zeroed frames most.  Nothing in it carries over from one simulation to the next.
+# simulations they cost a 19x19 search about 2% (BENCHMARKS.md, session 45).  Nothing in it
+# carries over from one simulation to the next.
 Workspace = namedtuple("Workspace", "work scratch owner scores no_exclusion path first_play "
                                     "child_moves child_h child_order sort_tmp ladders moves_played")
 

@@ -35,6 +35,7 @@ from engine.play.player import Engine, Settings
 from engine.search import mcts as search
 from engine.search import tree as tree_mod
 from engine.search.params import default_params
+from policies.data.evaluate import mc_values
 from policies.data.files import (COLOUR, Appender, DataFileError, game_over, position_board,
                                  read_meta, read_positions, vertex, write_meta)
 from policies.loader import load_policy
@@ -474,9 +475,9 @@ def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, clu
     balancing's objective (BENCHMARKS.md, session 45): on 5x5 random positions, the trees with
     e >= 0.2 are two-fifths of them and hold nine-tenths of uniform's two-step imbalance, while
     the undecided roots (labels within 0.05-0.95) hold only their share of it."""
-    positions = read_positions(in_path)
     wanted = None
     if between is not None or biased is not None:
+        positions = read_positions(in_path)
         for pos in positions:
             if pos.value_black is None:
                 raise DataFileError(f"{in_path}: position {pos.id} has no label; --between and "
@@ -490,7 +491,6 @@ def depth2_file(in_path, out_path, playouts=1000, weights="uniform", seed=0, clu
         if biased is not None:
             if not 0.0 <= biased <= 1.0:
                 raise ValueError(f"biased: need 0 <= e <= 1, got {biased}")
-            from policies.data.evaluate import mc_values
             size = positions[0].size
             values = mc_values(positions, load_policy("uniform", size), BIAS_SIMS, seed, cluster)
             labels = np.array([pos.value_black for pos in positions])

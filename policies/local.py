@@ -41,7 +41,7 @@ from engine.core.board import (EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST, M_LAST
                                play)
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import (MAX_REPLIES, NAKADE_MAX, captured_nakade_reply, fight_reply,
-                                   nakade_reply, one_liberty)
+                                   nakade_reply)
 from engine.tactics.ladders import escape_is_caught
 from policies.features import (LAST2_OFF, LAST_OFF, MAX_DIST, WINDOW_BUCKET, WINDOW_DC,
                                WINDOW_DR, coulom_distance, pattern3x3_tactics, point_tables, scan)
@@ -105,13 +105,13 @@ def list_ataris(color, head, libs, w, empties, nempty, atari):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def note_ataris(color, head, libs, nxt, w, p, atari, natari):
+def note_ataris(color, head, libs, libsum, w, p, atari, natari):
     """Add to atari[:natari] the liberties of the chains in atari that the stone just played at
     `p` touches or belongs to; returns the new count."""
     for q in (p, p - 1, p + 1, p - w, p + w):
         cq = color[q]
         if (cq == 1 or cq == 2) and libs[head[q]] == 1 and natari < atari.shape[0]:
-            x = one_liberty(color, head, nxt, w, head[q])
+            x = libsum[head[q]]   # the liberty of a chain in atari
             known = False
             for i in range(natari):
                 if atari[i] == x:
@@ -163,6 +163,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
     color = borrow(b.color)
     head = borrow(b.head)
     libs = borrow(b.libs)
+    libsum = borrow(b.libsum)
     csize = borrow(b.csize)
     nxt = borrow(b.nxt)
     meta = borrow(b.meta)
@@ -292,7 +293,7 @@ def run_local_playout(b, c, rng, owner, pol, moves, replies, rules, far, scratch
         t += 1
         play(b, p, c)
         if captures > 0.0 and p >= 0:
-            natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
+            natari = note_ataris(color, head, libs, libsum, w, p, atari, natari)
         c = 3 - c
     ints_own[0] = points_own[0] = 0
     locw_own[0] = 0.0

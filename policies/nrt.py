@@ -45,4 +45,4 @@ def borrowed_board(b):
     the atomic reference counting too (about a third of `play`'s time).  Same rules as borrow."""
     return Board(borrow(b.color), borrow(b.head), borrow(b.nxt), borrow(b.libs), borrow(b.csize),
                  borrow(b.empties), borrow(b.epos), borrow(b.mark), borrow(b.meta), borrow(b.zob),
-                 borrow(b.code3))
+                 borrow(b.code3), borrow(b.libsum))

@@ -52,11 +52,11 @@ from numba import njit
 
 from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR, M_LAST,
                                M_LAST2, M_MOVES, M_NEMPTY, M_PASSES, M_SIZE, M_WIDTH, PASS,
-                               area_score, is_legal, next_stamp, play_inlined)
+                               area_score, is_legal, is_legal_inlined, next_stamp,
+                               play_inlined)
 from engine.core.jit import no_refcount, no_refcount_inline
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
-from policies.features import libs_after
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
 from policies.playout import move_cap, set_aside, stored_reply
 
@@ -97,11 +97,23 @@ def _touches(color, head, w, s, c, h1, h2, h3, h4):
     return False
 
 
-@no_refcount
-def self_atari(color, head, libs, nxt, w, p, c):
+@njit(cache=True, nogil=True, inline='always')
+def self_atari(color, head, libs, libsum, nxt, w, p, c):
     """Would c at empty `p` leave its chain in atari?  Captured stones next to the new chain
     count as liberties; a capture by a lone stone (a ko-like recapture) is never a self-atari,
-    nor is a suicide (the callers never play one)."""
+    nor is a suicide (the callers never play one).  Copied into the caller: two empty
+    neighbours, the common case, answer without a call (which pushes every array passed)."""
+    empty = 0
+    for q in (p - 1, p + 1, p - w, p + w):
+        empty += color[q] == EMPTY
+    if empty >= 2:
+        return False
+    return _self_atari_read(color, head, libs, libsum, nxt, w, p, c)
+
+
+@no_refcount
+def _self_atari_read(color, head, libs, libsum, nxt, w, p, c):
+    """self_atari's answer with at most one empty neighbour: the neighbours' chains read."""
     lib = -1
     own = False
     capture = False
@@ -128,17 +140,13 @@ def self_atari(color, head, libs, nxt, w, p, c):
             else:
                 h4 = h
             own = True
-            s = h
-            while True:
-                for r in (s - 1, s + 1, s - w, s + w):
-                    if r != p and color[r] == EMPTY:
-                        if lib < 0:
-                            lib = r
-                        elif lib != r:
-                            return False
-                s = nxt[s]
-                if s == h:
-                    break
+            # p is one of h's one or two liberties: the other one, if any, is the rest of the sum.
+            if libs[h] == 2:
+                r = libsum[h] - p
+                if lib < 0:
+                    lib = r
+                elif lib != r:
+                    return False
         elif cq != BORDER and libs[head[q]] == 1:
             if lib < 0:
                 lib = q
@@ -239,7 +247,7 @@ def nakade_shape(color, mark, meta, w, p, c, space):
 
 
 @no_refcount
-def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
+def mutual_atari(color, head, libs, libsum, csize, nxt, mark, meta, w, p, c, space):
     """Fuego's IsMutualAtari, at a point the caller knows is a self-atari of c's: c at `p` puts
     three or more of its stones in atari, not in a nakade shape, at a point where the
     opponent's stone would be in atari too (a seki-like standoff whoever plays first loses)."""
@@ -254,7 +262,7 @@ def mutual_atari(color, head, libs, csize, nxt, mark, meta, w, p, c, space):
         return False
     if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
         return False
-    return self_atari(color, head, libs, nxt, w, p, 3 - c)
+    return self_atari(color, head, libs, libsum, nxt, w, p, 3 - c)
 
 
 # What `playable` says of a point: the self-atari answer saves the caller from asking again
@@ -268,7 +276,8 @@ PLAYABLE_SELF_ATARI = 2
 def _open(b, p, c):
     """`playable` short of the mutual-atari test: an empty, legal point not `surrounded`."""
     return p >= 0 and b.color[p] == EMPTY \
-        and not surrounded(b.color, b.head, b.libs, b.meta[M_WIDTH], p) and is_legal(b, p, c)
+        and not surrounded(b.color, b.head, b.libs, b.meta[M_WIDTH], p) \
+        and is_legal_inlined(b, p, c)
 
 
 @no_refcount_inline
@@ -280,9 +289,9 @@ def playable(b, p, c, space):
     if not _open(b, p, c):
         return NOT_PLAYABLE
     w = b.meta[M_WIDTH]
-    if not self_atari(b.color, b.head, b.libs, b.nxt, w, p, c):
+    if not self_atari(b.color, b.head, b.libs, b.libsum, b.nxt, w, p, c):
         return PLAYABLE
-    if mutual_atari(b.color, b.head, b.libs, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
+    if mutual_atari(b.color, b.head, b.libs, b.libsum, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
         return NOT_PLAYABLE
     return PLAYABLE_SELF_ATARI
 
@@ -378,15 +387,15 @@ def select_random(b, cand, n, c, rng, space, safe):
 
 
 @no_refcount_inline
-def atari_defence(color, head, libs, nxt, w, last, c, cand):
+def atari_defence(color, head, libs, libsum, nxt, w, last, c, cand):
     """List c's answers to the atari the opponent's last move gave (module docstring, rule 2);
     returns their number."""
     n = 0
     for h in neighbour_chains(color, head, w, last, c, -1):
         if h < 0 or libs[h] != 1:
             continue
-        mine = one_liberty(color, head, nxt, w, h)
-        if not self_atari(color, head, libs, nxt, w, mine, c):
+        mine = libsum[h]   # h is in atari: its liberty
+        if not self_atari(color, head, libs, libsum, nxt, w, mine, c):
             n = _push(cand, n, mine)
         # Capture the opponent's chains in atari next to this one: after taking one whose
         # liberty is not ours, we keep our liberty and gain the captured stone's point.
@@ -405,7 +414,7 @@ def atari_defence(color, head, libs, nxt, w, last, c, cand):
                             a3 = hr
                         else:
                             a4 = hr
-                        x = one_liberty(color, head, nxt, w, hr)
+                        x = libsum[hr]
                         if x != mine:
                             n = _push(cand, n, x)
             s = nxt[s]
@@ -429,33 +438,96 @@ def simple_chain(color, head, w, h, l1, l2):
     return False
 
 
+@njit(cache=True, nogil=True, inline='always')
+def gains_liberties(color, head, libs, libsum, nxt, w, p, c):
+    """Would c at empty `p` have three liberties or more, captures aside (policies.features'
+    libs_after(..., 3) >= 3)?  c's adjacent chains with one or two liberties are read from
+    the board's liberty sums; only a chain with three is walked."""
+    n = 0
+    l1 = l2 = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] == EMPTY:
+            n += 1
+            if l1 < 0:
+                l1 = q
+            else:
+                l2 = q
+    if n >= 3:
+        return True
+    h1 = h2 = h3 = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] != c:
+            continue
+        h = head[q]
+        if h == h1 or h == h2 or h == h3:
+            continue
+        if h1 < 0:
+            h1 = h
+        elif h2 < 0:
+            h2 = h
+        else:
+            h3 = h
+        k = libs[h]
+        if k >= 4:
+            return True
+        if k == 2:   # p and one other
+            r = libsum[h] - p
+            if r != l1 and r != l2:
+                n += 1
+                if n >= 3:
+                    return True
+                if l1 < 0:
+                    l1 = r
+                else:
+                    l2 = r
+        elif k == 3:
+            s = h
+            while True:
+                for r in (s - 1, s + 1, s - w, s + w):
+                    if r != p and r != l1 and r != l2 and color[r] == EMPTY:
+                        n += 1
+                        if n >= 3:
+                            return True
+                        if l1 < 0:
+                            l1 = r
+                        else:
+                            l2 = r
+                s = nxt[s]
+                if s == h:
+                    break
+    return False
+
+
 @no_refcount
-def _good_liberties(color, head, libs, nxt, w, h, c, cand, n):
+def _good_liberties(color, head, libs, libsum, nxt, w, h, c, cand, n):
     """Append the liberties of two-liberty chain `h` where its owner would reach three
     liberties or more and c's stone would not be in atari (Fuego's PlayGoodLiberties)."""
-    l1, l2 = two_liberties(color, nxt, w, h)
+    # The liberties in two_liberties' order: the first the chain walk meets, then the rest of
+    # the sum.
+    l1 = one_liberty(color, head, nxt, w, h)
+    l2 = libsum[h] - l1
     if simple_chain(color, head, w, h, l1, l2):
         return n
     owner = color[h]
     for x in (l1, l2):
         # Three liberties for c's own chain (captures aside) are no self-atari.
-        if x >= 0 and libs_after(color, head, libs, nxt, w, x, owner, 3) >= 3 \
-                and (owner == c or not self_atari(color, head, libs, nxt, w, x, c)):
+        if gains_liberties(color, head, libs, libsum, nxt, w, x, owner) \
+                and (owner == c or not self_atari(color, head, libs, libsum, nxt, w, x, c)):
             n = _push(cand, n, x)
     return n
 
 
 @no_refcount_inline
-def low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
+def low_liberty_moves(color, head, libs, libsum, nxt, w, last, c, cand):
     """List c's moves at the two-liberty chains of the last move (module docstring, rule 3)."""
     n = 0
     hl = head[last]
     if libs[hl] == 2:
-        n = _good_liberties(color, head, libs, nxt, w, hl, c, cand, n)
+        n = _good_liberties(color, head, libs, libsum, nxt, w, hl, c, cand, n)
     for h in neighbour_chains(color, head, w, last, c, -1):
         if h < 0 or libs[h] != 2:
             continue
-        n = _good_liberties(color, head, libs, nxt, w, h, c, cand, n)
+        n = _good_liberties(color, head, libs, libsum, nxt, w, h, c, cand, n)
     return n
 
 
@@ -466,7 +538,7 @@ def matches_mogo(mogo, c, code):
 
 
 @no_refcount_inline
-def pattern_moves(color, head, libs, nxt, code3, w, mogo, last, last2, c, cand):
+def pattern_moves(color, head, libs, libsum, nxt, code3, w, mogo, last, last2, c, cand):
     """List the points around the last two moves that match a MoGo pattern and are not
     self-ataris (module docstring, rule 4); the board keeps their 3x3 codes in `code3`."""
     n = 0
@@ -478,12 +550,11 @@ def pattern_moves(color, head, libs, nxt, code3, w, mogo, last, last2, c, cand):
             if color[q] != EMPTY:
                 continue
             if centre == last2:
-                d = q - last
-                if (d == -w - 1 or d == -w or d == -w + 1 or d == -1 or d == 1
-                        or d == w - 1 or d == w or d == w + 1):
+                d = abs(q - last)   # q is empty and `last` a stone: d is never 0
+                if d <= 1 or (d >= w - 1 and d <= w + 1):   # next to the last move
                     continue
             if matches_mogo(mogo, c, code3[q]) \
-                    and not self_atari(color, head, libs, nxt, w, q, c):
+                    and not self_atari(color, head, libs, libsum, nxt, w, q, c):
                 n = _push(cand, n, q)
     return n
 
@@ -498,7 +569,7 @@ def _captures(color, head, libs, w, p, c):
 
 
 @no_refcount_inline
-def self_atari_correction(b, color, head, libs, nxt, w, p, c):
+def self_atari_correction(b, color, head, libs, libsum, nxt, w, p, c):
     """`p`, or the point Fuego plays instead of the self-atari `p` (module docstring): next to
     c's chains, the first neighbour's point (itself if empty, its chain's other liberty if
     c's) when legal and not a self-atari; a lone stone's one empty neighbour when legal and it
@@ -516,7 +587,7 @@ def self_atari_correction(b, color, head, libs, nxt, w, p, c):
     if ne >= 2:
         return p
     if own:
-        if not self_atari(color, head, libs, nxt, w, p, c):
+        if not self_atari(color, head, libs, libsum, nxt, w, p, c):
             return p
         r = -1
         for q in (p - w, p - 1, p + 1, p + w):
@@ -524,14 +595,15 @@ def self_atari_correction(b, color, head, libs, nxt, w, p, c):
             if cq == EMPTY:
                 r = q
             elif cq == c:
-                l1, l2 = two_liberties(color, nxt, w, head[q])
-                r = l2 if l1 == p else l1
+                # q's chain has p and at most one other liberty (p is a self-atari).
+                hq = head[q]
+                r = libsum[hq] - p if libs[hq] == 2 else -1
             elif cq == 3 - c and libs[head[q]] == 1:
                 return p   # Fuego proposes the stone itself, which is never legal
             else:
                 continue
             break
-        if r >= 0 and is_legal(b, r, c) and not self_atari(color, head, libs, nxt, w, r, c):
+        if r >= 0 and is_legal(b, r, c) and not self_atari(color, head, libs, libsum, nxt, w, r, c):
             return r
         return p
     if ne == 1 and not _captures(color, head, libs, w, p, c) and is_legal(b, empty, c):
@@ -581,6 +653,7 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
     color = b.color
     head = b.head
     libs = b.libs
+    libsum = b.libsum
     nxt = b.nxt
     meta = b.meta
     empties = b.empties
@@ -603,19 +676,19 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
         if last >= 0 and color[last] != EMPTY:
             hl = head[last]
             if libs[hl] == 1:
-                cand[0] = one_liberty(color, head, nxt, w, hl)
+                cand[0] = libsum[hl]
                 p, risky = select_random(b, cand, 1, c, rng, space, False)
             if p < 0:
-                n = atari_defence(color, head, libs, nxt, w, last, c, cand)
+                n = atari_defence(color, head, libs, libsum, nxt, w, last, c, cand)
                 p, risky = select_random(b, cand, n, c, rng, space, False)
             if p < 0:
-                n = low_liberty_moves(color, head, libs, nxt, w, last, c, cand)
+                n = low_liberty_moves(color, head, libs, libsum, nxt, w, last, c, cand)
                 p, risky = select_random(b, cand, n, c, rng, space, True)
             if p < 0:
                 last2 = meta[M_LAST2]
                 if last2 >= 0 and color[last2] == EMPTY:
                     last2 = -1
-                n = pattern_moves(color, head, libs, nxt, code3, w, mogo, last, last2, c, cand)
+                n = pattern_moves(color, head, libs, libsum, nxt, code3, w, mogo, last, last2, c, cand)
                 p, risky = select_random(b, cand, n, c, rng, space, True)
         if p < 0:
             p = stored_reply(replies, meta, c)
@@ -633,12 +706,12 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
             if p >= 0 and gmax > 0.0 and grad.shape[1] > 0:
                 add_random_psi(b, c, space, pclass, etheta, gmax, p, grad)
         if p >= 0 and risky:
-            p = self_atari_correction(b, color, head, libs, nxt, w, p, c)
+            p = self_atari_correction(b, color, head, libs, libsum, nxt, w, p, c)
         if t < nrec:
             moves[t] = p
         t += 1
         play_inlined(b, p, c)
         if p >= 0:
-            natari = note_ataris(color, head, libs, nxt, w, p, atari, natari)
+            natari = note_ataris(color, head, libs, libsum, w, p, atari, natari)
             lead += meta[M_CAUGHT] if c == BLACK else -meta[M_CAUGHT]
         c = 3 - c

@@ -10,6 +10,10 @@ are kept in a list with back-pointers for O(1) random choice and removal.
 Every point's 3x3 colour code (`code3`: the colours of its 8 neighbours, two
 bits each) is kept up to date too, by one add per neighbour of a stone placed
 or removed, so that pattern lookups read one number instead of eight colours.
+The head also holds the sum of its chain's liberties' point indices (`libsum`,
+as in Fuego's and GNU Go's liberty bookkeeping, but as one number): a chain in
+atari has its liberty at `libsum[h]`, and a chain with two liberties, one of
+them known, has the other at `libsum[h] - known`, without walking the chain.
 
 A board is a namedtuple of numpy arrays, so compiled code can take it whole.
 Copying is a handful of small array copies (`copy_into` reuses storage), which
@@ -47,7 +51,7 @@ M_CAUGHT = 13    # stones the last move captured
 M_LEN = 14
 NO_MOVE = -2
 
-Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob code3")
+Board = namedtuple("Board", "color head nxt libs csize empties epos mark meta zob code3 libsum")
 
 # 3x3 codes.  Neighbour k of a point, as (rows up, columns right); a code holds colour_k in
 # bits 2k, 2k+1.  Reading order is the printed order: top row left to right, middle left and
@@ -120,14 +124,15 @@ def new_board(size):
         code3[p] = code_at(color, width, p)
     return Board(color, np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
                  np.zeros(npoints, np.int32), np.zeros(npoints, np.int32),
-                 empties, epos, np.zeros(npoints, np.int32), meta, zobrist_table(width), code3)
+                 empties, epos, np.zeros(npoints, np.int32), meta, zobrist_table(width), code3,
+                 np.zeros(npoints, np.int32))
 
 
 @njit(cache=True)
 def copy_board(b):
     return Board(b.color.copy(), b.head.copy(), b.nxt.copy(), b.libs.copy(), b.csize.copy(),
                  b.empties.copy(), b.epos.copy(), b.mark.copy(), b.meta.copy(), b.zob,
-                 b.code3.copy())
+                 b.code3.copy(), b.libsum.copy())
 
 
 @no_refcount
@@ -147,6 +152,7 @@ def copy_into(dst, src):
     _copy(dst.epos, src.epos)
     _copy(dst.meta, src.meta)
     _copy(dst.code3, src.code3)
+    _copy(dst.libsum, src.libsum)
     if stamp > dst.meta[M_STAMP]:
         dst.meta[M_STAMP] = stamp
 
@@ -212,6 +218,11 @@ def is_legal(b, p, c):
     return False
 
 
+is_legal_inlined = no_refcount_inline(is_legal.py_func)
+"""`is_legal`, copied into its caller: for the playout loops that ask it of every point they
+consider (a call would push the whole board record)."""
+
+
 @no_refcount
 def is_eye(b, p, c):
     """Is empty `p` a single-point eye of colour `c`: every neighbour `c` (or edge) and the
@@ -255,8 +266,9 @@ def _merge(b, keep, gone):
 @njit(cache=True, inline='always')
 def _libs_not_of(color, head, mark, stamp, w, big, c, s):
     """How many empty neighbours of `s` not yet marked `stamp` (marked now) are not liberties of
-    c's chain `big`."""
+    c's chain `big`, and the sum of their points."""
     n = 0
+    total = 0
     for r in (s - 1, s + 1, s - w, s + w):
         if color[r] == EMPTY and mark[r] != stamp:
             mark[r] = stamp
@@ -266,7 +278,8 @@ def _libs_not_of(color, head, mark, stamp, w, big, c, s):
                     or color[r - w] == c and head[r - w] == big
                     or color[r + w] == c and head[r + w] == big):
                 n += 1
-    return n
+                total += r
+    return n, total
 
 
 @no_refcount
@@ -274,7 +287,7 @@ def _merged_libs(b, p, c):
     """Liberties of the chain that c's new stone at `p` makes of its two or more adjacent
     chains, counted before they are merged: the biggest one's (already without p), plus the
     liberties of p and of the other chains that the biggest one does not have, so that only the
-    smaller chains are walked."""
+    smaller chains are walked.  Returns (liberties, the sum of their points)."""
     color = b.color
     head = b.head
     csize = b.csize
@@ -286,7 +299,9 @@ def _merged_libs(b, p, c):
         if color[q] == c and (big < 0 or csize[head[q]] > csize[big]):
             big = head[q]
     stamp = _new_stamp(b)
-    n = b.libs[big] + _libs_not_of(color, head, mark, stamp, w, big, c, p)
+    n, total = _libs_not_of(color, head, mark, stamp, w, big, c, p)
+    n += b.libs[big]
+    total += b.libsum[big]
     h2 = -1
     h3 = -1
     for q in (p - 1, p + 1, p - w, p + w):
@@ -301,11 +316,13 @@ def _merged_libs(b, p, c):
             h3 = h   # a third other chain overwrites: with four neighbours none can repeat
         s = h
         while True:
-            n += _libs_not_of(color, head, mark, stamp, w, big, c, s)
+            k, t = _libs_not_of(color, head, mark, stamp, w, big, c, s)
+            n += k
+            total += t
             s = nxt[s]
             if s == h:
                 break
-    return n
+    return n, total
 
 
 @no_refcount
@@ -322,6 +339,7 @@ def _capture(b, h, c):
     n = 0
     s = h
     code3 = b.code3
+    libsum = b.libsum
     while True:
         color[s] = EMPTY
         _update_codes(code3, w, s, -o)
@@ -336,6 +354,7 @@ def _capture(b, h, c):
                 hq = head[q]
                 if hq != h1 and hq != h2 and hq != h3:
                     libs[hq] += 1
+                    libsum[hq] += s
                     if h1 < 0:
                         h1 = hq
                     elif h2 < 0:
@@ -372,6 +391,7 @@ def play(b, p, c):
     libs = b.libs
     mark = b.mark
     csize = b.csize
+    libsum = b.libsum
     color[p] = c
     _update_codes(b.code3, w, p, c)
     meta[M_HASH] ^= b.zob[c, p]
@@ -381,6 +401,7 @@ def play(b, p, c):
     csize[p] = 1
     # Every adjacent chain loses the liberty at p (once per chain); count p's own liberties.
     own = 0
+    own_sum = 0
     stamp = _new_stamp(b)
     nfriend = 0
     friend = -1
@@ -388,18 +409,22 @@ def play(b, p, c):
         cq = color[q]
         if cq == EMPTY:
             own += 1
+            own_sum += q
         elif cq != BORDER:
             hq = head[q]
             if mark[hq] != stamp:
                 mark[hq] = stamp
                 libs[hq] -= 1
+                libsum[hq] -= p
                 if cq == c:
                     nfriend += 1
                     friend = hq
     libs[p] = own
+    libsum[p] = own_sum
     if nfriend == 1:
         # One friendly chain: it gains the empty neighbours of p that were not already its liberties.
         gained = 0
+        gained_sum = 0
         for q in (p - 1, p + 1, p - w, p + w):
             if color[q] == EMPTY:
                 already = False
@@ -408,10 +433,12 @@ def play(b, p, c):
                         already = True
                 if not already:
                     gained += 1
+                    gained_sum += q
         _merge(b, friend, p)
         libs[friend] += gained
+        libsum[friend] += gained_sum
     elif nfriend > 1:
-        merged = _merged_libs(b, p, c)
+        merged, merged_sum = _merged_libs(b, p, c)
         for q in (p - 1, p + 1, p - w, p + w):
             if color[q] == c:
                 hq = head[q]
@@ -422,6 +449,7 @@ def play(b, p, c):
                     else:
                         _merge(b, hp, hq)
         libs[head[p]] = merged
+        libsum[head[p]] = merged_sum
     captured = 0
     last_captured = -1
     for q in (p - 1, p + 1, p - w, p + w):

@@ -47,7 +47,7 @@ OPEN = 2             # _candidates: the position needs reading (its moves are in
 # per frame, its moves (columns 0..MAX_CANDIDATES: count, then moves), the next to try and the
 # nets left; its last row holds the node budget and _candidates' liberty lists.
 LadderScratch = namedtuple("LadderScratch",
-                           "color head nxt libs csize empties epos mark meta code3 frames")
+                           "color head nxt libs csize empties epos mark meta code3 libsum frames")
 _TRIED = MAX_CANDIDATES + 1
 _NETS = MAX_CANDIDATES + 2
 
@@ -63,6 +63,7 @@ def ladder_scratch(b):
                          np.empty((rows, b.empties.shape[0]), np.int32),
                          np.empty((rows, points), np.int32), np.zeros((rows, points), np.int32),
                          np.zeros((rows, M_LEN), np.int64), np.empty((rows, points), np.int32),
+                         np.empty((rows, points), np.int32),
                          np.zeros((READ_DEPTH + 2, MAX_CANDIDATES + 3), np.int32))
 
 
@@ -70,7 +71,7 @@ def ladder_scratch(b):
 def _frame_board(ls, zob, d):
     """Frame d's board: views of the scratch's rows (no copy)."""
     return Board(ls.color[d], ls.head[d], ls.nxt[d], ls.libs[d], ls.csize[d], ls.empties[d],
-                 ls.epos[d], ls.mark[d], ls.meta[d], zob, ls.code3[d])
+                 ls.epos[d], ls.mark[d], ls.meta[d], zob, ls.code3[d], ls.libsum[d])
 
 
 @njit(cache=True, nogil=True, inline='always')

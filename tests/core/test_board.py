@@ -41,7 +41,7 @@ KO_FIRST_PROBABILITY = 0.5  # how often the ko point, when there is one, is the 
 SGF_COLOUR = {BLACK: "b", WHITE: "w"}
 FROM_SGF = {None: EMPTY, "b": BLACK, "w": WHITE}
 # Every field of a board but `mark`, which is scratch space (see the copy tests).
-STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta", "code3")
+STATE_FIELDS = ("color", "head", "nxt", "libs", "csize", "empties", "epos", "meta", "code3", "libsum")
 
 
 @lru_cache(maxsize=None)
@@ -95,7 +95,7 @@ def check_invariants(b, where=""):
     """Assert that the incremental bookkeeping of `b` agrees with a from-scratch recount."""
     size = int(b.meta[M_SIZE])
     color, head, nxt = b.color.tolist(), b.head.tolist(), b.nxt.tolist()
-    libs, csize, epos = b.libs.tolist(), b.csize.tolist(), b.epos.tolist()
+    libs, csize, epos, libsum = b.libs.tolist(), b.csize.tolist(), b.epos.tolist(), b.libsum.tolist()
     points = on_board_points(size)
     assert all(color[p] == BORDER for p in border_points(size)), f"{where}: border damaged"
 
@@ -134,6 +134,7 @@ def check_invariants(b, where=""):
         assert h in chain, f"{name()}: head {h} is not one of its stones"
         assert csize[h] == len(chain), f"{name()}: size {csize[h]}, actually {len(chain)}"
         assert libs[h] == len(liberties), f"{name()}: {libs[h]} liberties recorded, actually {len(liberties)}"
+        assert libsum[h] == sum(liberties), f"{name()}: liberty sum {libsum[h]}, actually {sum(liberties)}"
         # Following nxt from the head must first return to it after visiting the whole chain.
         s = nxt[h]
         for _ in range(len(chain) - 1):

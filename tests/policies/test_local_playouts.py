@@ -201,7 +201,7 @@ def test_the_capture_list_follows_the_moves():
     w = int(board.meta[1])
     v = {name: parse_vertex(name, 9) for name in ("A9", "B9", "A8", "A7", "B8", "B1", "A1", "A2")}
     atari = np.zeros(ATARI_MAX, np.int64)
-    arrays = (board.color, board.head, board.libs, board.nxt, w)
+    arrays = (board.color, board.head, board.libs, board.libsum, w)
 
     play(board, v["B9"], BLACK)                      # White's A9 in atari, its liberty A8
     n = note_ataris(*arrays, v["B9"], atari, 0)

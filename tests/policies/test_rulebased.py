@@ -11,11 +11,12 @@ from engine.core.coords import parse_vertex
 from engine.core.rng import make_rng
 from policies import load_policy
 from policies.builtin import mogo_code_bits, mogo_code_table
-from policies.features import N_PAT, NCODES, RULES, code_at
+from policies.features import N_PAT, NCODES, RULES, code_at, libs_after
 from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_grad
 from policies.loader import rules_policy
 from policies.playout import move_cap
-from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, low_liberty_moves,
+from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, gains_liberties,
+                                low_liberty_moves,
                                 matches_mogo, mercy_stones, nakade_shape, playable,
                                 run_rules_playout, random_move, self_atari,
                                 self_atari_correction, surrounded)
@@ -31,7 +32,7 @@ def rules():
 
 
 def arrays(b):
-    return b.color, b.head, b.libs, b.nxt, int(b.meta[1])
+    return b.color, b.head, b.libs, b.libsum, b.nxt, int(b.meta[1])
 
 
 def vertices(size):
@@ -48,6 +49,24 @@ def points_of(counts):
     return {int(p) for p in np.nonzero(counts)[0]}
 
 
+def test_gains_liberties_agrees_with_the_walking_count():
+    """The liberty-sum shortcut of the low-liberty rule answers as policies.features'
+    libs_after, which walks every adjacent chain, over random positions, both colours."""
+    checked = gains = 0
+    for seed in range(40):
+        b, _ = replayed(9, seed, 20 + seed % 50)
+        color, head, libs, libsum, nxt, w = arrays(b)
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            p = int(p)
+            for mover in (BLACK, WHITE):
+                expected = libs_after(color, head, libs, nxt, w, p, mover, 3) >= 3
+                assert gains_liberties(color, head, libs, libsum, nxt, w, p, mover) == expected, \
+                    (seed, p, mover)
+                checked += 1
+                gains += expected
+    assert checked > 2000 and 50 < gains < checked - 50
+
+
 def test_self_atari_is_one_liberty_after_the_move():
     """Over random positions, every legal move: a self-atari exactly when the mover's chain has
     one liberty once played, captures counted; a lone stone's capture (a ko-like recapture) is
@@ -55,7 +74,7 @@ def test_self_atari_is_one_liberty_after_the_move():
     checked = found = 0
     for seed in range(40):
         b, c = replayed(9, seed, 30 + seed % 40)
-        color, head, libs, nxt, w = arrays(b)
+        color, head, libs, libsum, nxt, w = arrays(b)
         for p in b.empties[:b.meta[M_NEMPTY]]:
             p = int(p)
             for mover in (BLACK, WHITE):
@@ -67,7 +86,7 @@ def test_self_atari_is_one_liberty_after_the_move():
                 lone_capture = (after.meta[5 + mover - 1] > before
                                 and all(color[q] != mover for q in (p - 1, p + 1, p - w, p + w)))
                 expected = after.libs[after.head[p]] == 1 and not lone_capture
-                assert self_atari(color, head, libs, nxt, w, p, mover) == expected, (seed, p)
+                assert self_atari(color, head, libs, libsum, nxt, w, p, mover) == expected, (seed, p)
                 checked += 1
                 found += expected
     assert checked > 2000 and found > 50
@@ -81,7 +100,7 @@ def test_surrounded_points_include_false_eyes_but_not_ataris():
         X . X . .
         O X O . .
         . . . . .""")
-    color, head, libs, _, w = arrays(b)
+    color, head, libs, _, _, w = arrays(b)
     # B3 is a false eye (White on two diagonals): the board's eye test says so, Fuego's filter
     # looks at the four neighbours only.
     assert surrounded(color, head, libs, w, v("B3")) and not is_eye(b, v("B3"), BLACK)
@@ -91,7 +110,7 @@ def test_surrounded_points_include_false_eyes_but_not_ataris():
         X . . . .
         O X . . .
         . O X . .""")
-    color, head, libs, _, w = arrays(b)
+    color, head, libs, _, _, w = arrays(b)
     assert not surrounded(color, head, libs, w, v("A1"))   # White's stones there are in atari
     assert not surrounded(color, head, libs, w, v("B4"))   # empty neighbours
 
@@ -144,18 +163,18 @@ def test_corrections_replace_self_ataris_by_better_points():
     changed = 0
     for seed in range(30):
         b, c = replayed(9, seed, 40)
-        color, head, libs, nxt, w = arrays(b)
+        color, head, libs, libsum, nxt, w = arrays(b)
         for p in b.empties[:b.meta[M_NEMPTY]]:
             p = int(p)
             if not is_legal(b, p, c):
                 continue
-            r = self_atari_correction(b, color, head, libs, nxt, w, p, c)
-            if not self_atari(color, head, libs, nxt, w, p, c):
+            r = self_atari_correction(b, color, head, libs, libsum, nxt, w, p, c)
+            if not self_atari(color, head, libs, libsum, nxt, w, p, c):
                 assert r == p
             elif r != p:
                 changed += 1
                 assert color[r] == EMPTY and is_legal(b, r, c)
-                assert not self_atari(color, head, libs, nxt, w, r, c) or \
+                assert not self_atari(color, head, libs, libsum, nxt, w, r, c) or \
                     all(color[q] != c for q in (p - 1, p + 1, p - w, p + w))
     assert changed > 10
 
@@ -168,10 +187,10 @@ def test_a_lone_self_atari_moves_to_its_open_neighbour():
         O . . . .
         . O . . .
         . . . . .""")
-    color, head, libs, nxt, w = arrays(b)
+    color, head, libs, libsum, nxt, w = arrays(b)
     # Black A2 has one liberty (A1) and captures nothing; A1 has two empty neighbours counting
     # A2 itself, so Fuego plays A1 instead.
-    assert self_atari_correction(b, color, head, libs, nxt, w, v("A2"), BLACK) == v("A1")
+    assert self_atari_correction(b, color, head, libs, libsum, nxt, w, v("A2"), BLACK) == v("A1")
 
 
 def test_the_last_moves_chain_in_atari_is_captured(rules):
@@ -246,12 +265,12 @@ def test_pattern_moves_are_uniform_among_the_matches(rules):
     tested = 0
     for seed in range(60):
         b, c = replayed(9, seed, 12 + seed % 20)
-        color, head, libs, nxt, w = arrays(b)
+        color, head, libs, libsum, nxt, w = arrays(b)
         last, last2 = int(b.meta[M_LAST]), int(b.meta[M_LAST2])
         if last < 0 or last2 < 0 or color[last2] == EMPTY or libs[head[last]] == 1:
             continue
-        if atari_defence(color, head, libs, nxt, w, last, c, cand) or \
-                low_liberty_moves(color, head, libs, nxt, w, last, c, cand):
+        if atari_defence(color, head, libs, libsum, nxt, w, last, c, cand) or \
+                low_liberty_moves(color, head, libs, libsum, nxt, w, last, c, cand):
             continue
 
         def ring(p):
@@ -259,7 +278,7 @@ def test_pattern_moves_are_uniform_among_the_matches(rules):
         listed = [q for q in ring(last) if color[q] == EMPTY]
         listed += [q for q in ring(last2) if color[q] == EMPTY and q not in ring(last)]
         expected = [q for q in listed if table[c - 1, code_at(color, w, q)]
-                    and not self_atari(color, head, libs, nxt, w, q, c)
+                    and not self_atari(color, head, libs, libsum, nxt, w, q, c)
                     and playable(b, q, c, space)]
         if len(expected) < 3:
             continue
@@ -350,7 +369,7 @@ def weighted(seed, spread=0.7):
 def random_step_probabilities(b, c, pol):
     """The weighted random step's exact distribution: each playable point's class weight,
     normalised."""
-    color, _, _, _, w = arrays(b)
+    color, _, _, _, _, w = arrays(b)
     space = np.zeros(8, np.int64)
     probs = np.zeros(b.color.shape[0])
     for p in b.empties[:b.meta[M_NEMPTY]]:
@@ -403,7 +422,7 @@ def test_random_step_psi_is_the_class_indicator_minus_its_expectation():
     gmax = float(pol.etheta.max())
     space = np.zeros(8, np.int64)
     b, c = replayed(9, 6, 30)
-    color, _, _, _, w = arrays(b)
+    color, _, _, _, _, w = arrays(b)
     probs = random_step_probabilities(b, c, pol)
     p = int(np.argmax(probs))
     grad = np.zeros((2, N_PAT))

@@ -192,9 +192,12 @@ def raw_code(b, p, c, offs):
     for c to move: the key of `pattern_hash`'s table."""
     size = b.meta[M_SIZE]
     w = b.meta[M_WIDTH]
-    color = borrow(b.color)
-    r0 = p // w
-    c0 = p % w
+    return _raw_code_at(borrow(b.color), size, w, p // w, p % w, c, offs)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _raw_code_at(color, size, w, r0, c0, c, offs):
+    """raw_code of the point at row r0, column c0."""
     code = 0
     for i in range(offs.shape[0]):
         code = code * 4 + _digit(color, size, w, r0 + offs[i, 0], c0 + offs[i, 1], c)
@@ -224,14 +227,20 @@ def add_scores(b, c, offs, keys, hkeys, hvals, scores):
         return
     base = 4 ** offs.shape[0]
     locations = keys[keys.shape[0] - 1] >= base
-    empties = borrow(b.empties)
-    for i in range(b.meta[M_NEMPTY]):
-        p = empties[i]
-        if scores[p] <= EXCLUDED_SCORE:
-            continue
-        scores[p] += hashed_weight(hkeys, hvals, raw_code(b, p, c, offs))
-        if locations:
-            scores[p] += hashed_weight(hkeys, hvals, location_code(b, p, base))
+    size = b.meta[M_SIZE]
+    w = b.meta[M_WIDTH]
+    color = borrow(b.color)
+    # Row by row rather than down the empty list: each point's row and column come free,
+    # where raw_code would divide by the width twice a point.
+    for r0 in range(1, size + 1):
+        for c0 in range(1, size + 1):
+            p = r0 * w + c0
+            if color[p] != EMPTY or scores[p] <= EXCLUDED_SCORE:
+                continue
+            scores[p] += hashed_weight(hkeys, hvals,
+                                       _raw_code_at(color, size, w, r0, c0, c, offs))
+            if locations:
+                scores[p] += hashed_weight(hkeys, hvals, location_code(b, p, base))
 
 
 @njit(cache=True, nogil=True)

@@ -57,6 +57,7 @@ from engine.core.board import (BLACK, BORDER, EMPTY, M_CAUGHT, M_KO, M_KO_COLOR,
 from engine.core.jit import no_refcount, no_refcount_inline
 from engine.core.rng import rand_below, rand_float
 from engine.tactics.fights import NAKADE_MAX, one_liberty
+from policies.features.pattern3x3 import count_new_liberties, note_liberty
 from policies.local import ATARI_MAX, capture_move, list_ataris, note_ataris
 from policies.playout import move_cap, set_aside, stored_reply
 
@@ -440,61 +441,31 @@ def simple_chain(color, head, w, h, l1, l2):
 
 @njit(cache=True, nogil=True, inline='always')
 def gains_liberties(color, head, libs, libsum, nxt, w, p, c):
-    """Would c at empty `p` have three liberties or more, captures aside (policies.features'
-    libs_after(..., 3) >= 3)?  c's adjacent chains with one or two liberties are read from
-    the board's liberty sums; only a chain with three is walked."""
+    """Would c at empty `p` have three liberties or more, captures aside?  policies.features'
+    libs_after(..., 3) >= 3, with c's adjacent chains of one or two liberties read from the
+    board's liberty sums: only a chain with three is walked.  (libs_after itself serves the
+    softmax features, whose code does not carry the sums.)"""
     n = 0
     l1 = l2 = -1
     for q in (p - 1, p + 1, p - w, p + w):
         if color[q] == EMPTY:
-            n += 1
-            if l1 < 0:
-                l1 = q
-            else:
-                l2 = q
+            n, l1, l2 = note_liberty(n, l1, l2, q)
     if n >= 3:
         return True
-    h1 = h2 = h3 = -1
-    for q in (p - 1, p + 1, p - w, p + w):
-        if color[q] != c:
+    for h in neighbour_chains(color, head, w, p, c, -1):
+        if h < 0:
             continue
-        h = head[q]
-        if h == h1 or h == h2 or h == h3:
-            continue
-        if h1 < 0:
-            h1 = h
-        elif h2 < 0:
-            h2 = h
-        else:
-            h3 = h
         k = libs[h]
         if k >= 4:
             return True
         if k == 2:   # p and one other
             r = libsum[h] - p
             if r != l1 and r != l2:
-                n += 1
-                if n >= 3:
-                    return True
-                if l1 < 0:
-                    l1 = r
-                else:
-                    l2 = r
+                n, l1, l2 = note_liberty(n, l1, l2, r)
         elif k == 3:
-            s = h
-            while True:
-                for r in (s - 1, s + 1, s - w, s + w):
-                    if r != p and r != l1 and r != l2 and color[r] == EMPTY:
-                        n += 1
-                        if n >= 3:
-                            return True
-                        if l1 < 0:
-                            l1 = r
-                        else:
-                            l2 = r
-                s = nxt[s]
-                if s == h:
-                    break
+            n, l1, l2 = count_new_liberties(color, nxt, w, h, p, n, l1, l2, 3)
+        if n >= 3:
+            return True
     return False
 
 

@@ -112,6 +112,31 @@ def scan(color, head, libs, csize, w, p):
 
 
 @njit(cache=True, nogil=True, inline='always')
+def note_liberty(n, l1, l2, r):
+    """One more liberty `r` counted: (n + 1, l1, l2) with r kept in the first free of l1, l2."""
+    if l1 < 0:
+        return n + 1, r, l2
+    return n + 1, l1, r
+
+
+@njit(cache=True, nogil=True, inline='always')
+def count_new_liberties(color, nxt, w, h, p, n, l1, l2, cap):
+    """Go on counting (from `n`, the first two found in l1, l2) with the liberties of chain `h`
+    that are none of p, l1, l2, until `cap`: returns (n, l1, l2)."""
+    s = h
+    while True:
+        for r in (s - 1, s + 1, s - w, s + w):
+            if r != p and r != l1 and r != l2 and color[r] == EMPTY:
+                n, l1, l2 = note_liberty(n, l1, l2, r)
+                if n >= cap:
+                    return n, l1, l2
+        s = nxt[s]
+        if s == h:
+            break
+    return n, l1, l2
+
+
+@njit(cache=True, nogil=True, inline='always')
 def libs_after(color, head, libs, nxt, w, p, c, cap):
     """Liberties (at most `cap`, which is 2 or 3) of c's chain through `p` if c played there
     without capturing: p's empty neighbours and the other liberties of c's adjacent chains."""
@@ -119,13 +144,9 @@ def libs_after(color, head, libs, nxt, w, p, c, cap):
     l1 = l2 = -1
     for q in (p - 1, p + 1, p - w, p + w):
         if color[q] == EMPTY:
-            n += 1
+            n, l1, l2 = note_liberty(n, l1, l2, q)
             if n >= cap:
                 return cap
-            if l1 < 0:
-                l1 = q
-            else:
-                l2 = q
     h1 = h2 = h3 = -1
     for q in (p - 1, p + 1, p - w, p + w):
         if color[q] != c:
@@ -141,20 +162,9 @@ def libs_after(color, head, libs, nxt, w, p, c, cap):
             h3 = h
         if libs[h] - 1 >= cap:
             return cap
-        s = h
-        while True:
-            for r in (s - 1, s + 1, s - w, s + w):
-                if r != p and r != l1 and r != l2 and color[r] == EMPTY:
-                    n += 1
-                    if n >= cap:
-                        return cap
-                    if l1 < 0:
-                        l1 = r
-                    else:
-                        l2 = r
-            s = nxt[s]
-            if s == h:
-                break
+        n, l1, l2 = count_new_liberties(color, nxt, w, h, p, n, l1, l2, cap)
+        if n >= cap:
+            return cap
     return n
 
 

@@ -70,24 +70,6 @@ FALLBACK_TRIES = 64
 
 
 @njit(cache=True, nogil=True, inline='always')
-def two_liberties(color, nxt, w, h):
-    """The first two distinct liberties of the chain headed by `h` (-1 where missing)."""
-    l1 = l2 = -1
-    s = h
-    while True:
-        for r in (s - 1, s + 1, s - w, s + w):
-            if color[r] == EMPTY and r != l1:
-                if l1 < 0:
-                    l1 = r
-                else:
-                    return l1, r
-        s = nxt[s]
-        if s == h:
-            break
-    return l1, l2
-
-
-@njit(cache=True, nogil=True, inline='always')
 def _touches(color, head, w, s, c, h1, h2, h3, h4):
     """Is stone `s` next to a stone of colour c in one of the chains h1..h4?"""
     for r in (s - 1, s + 1, s - w, s + w):
@@ -473,8 +455,8 @@ def gains_liberties(color, head, libs, libsum, nxt, w, p, c):
 def _good_liberties(color, head, libs, libsum, nxt, w, h, c, cand, n):
     """Append the liberties of two-liberty chain `h` where its owner would reach three
     liberties or more and c's stone would not be in atari (Fuego's PlayGoodLiberties)."""
-    # The liberties in two_liberties' order: the first the chain walk meets, then the rest of
-    # the sum.
+    # The first liberty the chain walk meets, then the rest of the sum (the order the rule
+    # has always listed them in: seeded playouts depend on it).
     l1 = one_liberty(color, head, nxt, w, h)
     l2 = libsum[h] - l1
     if simple_chain(color, head, w, h, l1, l2):

@@ -31,6 +31,7 @@ from policies.nrt import borrow
 from policies.softmax import EXCLUDED_SCORE
 
 RADII = (2, 3)
+DIAMOND_MARGIN = max(RADII)   # how far off the board a diamond point can be
 # Distances to the edge beyond this one are all "far" (the centre of 13x13 is at 7).
 LOCATION_CAP = 7
 # The opening, for location codes: fewer stones on the board than this share of its points
@@ -230,6 +231,29 @@ def add_scores(b, c, offs, keys, hkeys, hvals, scores):
     size = b.meta[M_SIZE]
     w = b.meta[M_WIDTH]
     color = borrow(b.color)
+    k = offs.shape[0]
+    # The board's digits for c to move, in a frame wide enough that every diamond point of
+    # every point is inside it (3 off the board): a digit is one load, without the four bound
+    # checks of `_digit`.  `step[i]`: offset i's distance in the frame.
+    frame = size + 2 * DIAMOND_MARGIN
+    scratch_own = np.empty(frame * frame + k + 2 * size * size + 1, np.int64)
+    scratch = borrow(scratch_own)
+    digits = scratch[:frame * frame]
+    step = scratch[frame * frame:frame * frame + k]
+    # The codes first, then one load of each code's slot, then the lookups.  The table is
+    # megabytes, so a lookup is a cache miss; the second pass's loads depend on nothing but
+    # their code, so the processor has many misses in flight at once, where a lookup right
+    # after its point's code would wait for each alone (BENCHMARKS.md, session 47).
+    found = scratch[frame * frame + k:]
+    digits[:] = 3
+    for r in range(size):
+        for col in range(size):
+            x = color[(r + 1) * w + col + 1]
+            digits[(r + DIAMOND_MARGIN) * frame + col + DIAMOND_MARGIN] = (
+                0 if x == EMPTY else (1 if x == c else 2))
+    for i in range(k):
+        step[i] = offs[i, 0] * frame + offs[i, 1]
+    n = 0
     # Row by row rather than down the empty list: each point's row and column come free,
     # where raw_code would divide by the width twice a point.
     for r0 in range(1, size + 1):
@@ -237,10 +261,27 @@ def add_scores(b, c, offs, keys, hkeys, hvals, scores):
             p = r0 * w + c0
             if color[p] != EMPTY or scores[p] <= EXCLUDED_SCORE:
                 continue
-            scores[p] += hashed_weight(hkeys, hvals,
-                                       _raw_code_at(color, size, w, r0, c0, c, offs))
-            if locations:
-                scores[p] += hashed_weight(hkeys, hvals, location_code(b, p, base))
+            at = (r0 - 1 + DIAMOND_MARGIN) * frame + c0 - 1 + DIAMOND_MARGIN
+            code = 0
+            for i in range(k):
+                code = code * 4 + digits[at + step[i]]
+            found[2 * n] = p
+            found[2 * n + 1] = code
+            n += 1
+    mask = hkeys.shape[0] - 1
+    touched = 0
+    weights = 0.0
+    for i in range(n):   # location codes are few, so their slots stay in the cache anyway
+        j = _slot(found[2 * i + 1], mask)
+        touched ^= hkeys[j]
+        weights += hvals[j]
+    for i in range(n):
+        p = found[2 * i]
+        scores[p] += hashed_weight(hkeys, hvals, found[2 * i + 1])
+        if locations:
+            scores[p] += hashed_weight(hkeys, hvals, location_code(b, p, base))
+    # The touches' results are used, so the compiler keeps the loads.
+    found[2 * n] = touched + (weights > 0.0)
 
 
 @njit(cache=True, nogil=True)

@@ -14,8 +14,9 @@ from policies import WeightFileError, load_policy, read_weights, write_weights
 from policies.data.files import Position, write_positions
 from policies.kernel import move_scores
 from policies.loader import policy_from_theta
-from policies.patterns import (hashed_weight, code_at, is_opening_location, layout,
-                               location_base, location_code, offsets, pattern_hash, raw_code)
+from policies.patterns import (add_scores, hashed_weight, code_at, is_opening_location,
+                               layout, location_base, location_code, offsets, pattern_hash,
+                               raw_code)
 from policies.softmax import EXCLUDED_SCORE
 from policies.train.patterns import fit
 from policies.weights import feature_names
@@ -143,6 +144,41 @@ def test_the_hashed_table_weighs_every_reading_as_the_sorted_codes_weigh_its_sma
             assert hashed_weight(hkeys, hvals, location) == weight_of.get(location, 0.0)
             located += location in weight_of
     assert hits > 100 and misses > 100 and located > 10
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+@pytest.mark.parametrize("size", [2, 3, 5, 9, 13])
+def test_add_scores_weighs_each_candidate_as_its_own_lookup_does(radius, size):
+    """add_scores reads every point's code in a frame of digits built once, three points wider
+    than the board, and looks the codes up in a pass of their own: each candidate must get
+    exactly what looking its raw code and its location up alone gives, on boards smaller than
+    the diamond too, and the excluded points and stones nothing."""
+    offs, perm = layout(radius)
+    rng = np.random.default_rng(100 * radius + size)
+    boards = [random_board(rng, int(rng.integers(0, size * size)), size) for _ in range(12)]
+    scratch = np.empty(len(offs), np.int64)
+    seen = sorted({int(code_at(b, int(p), c, offs, perm, scratch))
+                   for b, c in boards for p in b.empties[:b.meta[M_NEMPTY]]})
+    base = location_base(radius)
+    chosen = rng.choice(seen, (len(seen) + 1) // 2, replace=False).tolist()
+    keys = np.array(sorted(chosen) + [base + k for k in range(0, 98, 5)], np.int64)
+    weights = rng.normal(size=len(keys))
+    hkeys, hvals = pattern_hash(radius, keys, weights)
+    changed = 0
+    for b, c in boards:
+        start = rng.normal(size=b.color.shape[0])
+        excluded = rng.random(b.color.shape[0]) < 0.2
+        start[excluded] = EXCLUDED_SCORE
+        got = start.copy()
+        add_scores(b, c, offs, keys, hkeys, hvals, got)
+        want = start.copy()
+        for p in b.empties[:b.meta[M_NEMPTY]]:
+            if want[p] > EXCLUDED_SCORE:
+                want[p] += hashed_weight(hkeys, hvals, raw_code(b, int(p), c, offs))
+                want[p] += hashed_weight(hkeys, hvals, location_code(b, int(p), base))
+        np.testing.assert_array_equal(got, want)
+        changed += int((got != start).sum())
+    assert changed > 5
 
 
 def test_patterns_add_to_the_move_scores_of_playable_points_only():

@@ -115,7 +115,7 @@ def playout_moves(b, c, rng, owner, pol, moves, replies):
     return run_playout(b, c, rng, owner, pol, np.zeros((2, 0)), moves, replies, NO_RULES, b)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def playout_moves_reading(b, c, rng, owner, pol, moves, replies, rules, scratch):
     """`playout_moves` whose softmax playouts follow `rules` (softmax.RULE_*: set escapes into
     working ladders aside, read on `scratch`, a board of b's size; answer the last move's fight;

@@ -568,7 +568,7 @@ def self_atari_correction(b, color, head, libs, libsum, nxt, w, p, c):
     return p
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy, grad):
     """Play `b` out from c to move by the rules of the module docstring; returns the area score
     (Black minus White) with the final owners in `owner`; the first len(moves) moves are

@@ -261,7 +261,8 @@ def select_child(tree, node, params, rng):
 # simulations they cost a 19x19 search about 2% (BENCHMARKS.md, session 45).  Nothing in it
 # carries over from one simulation to the next.
 Workspace = namedtuple("Workspace", "work scratch owner scores no_exclusion path first_play "
-                                    "child_moves child_h child_order sort_tmp ladders moves_played")
+                                    "rave_shares child_moves child_h child_order sort_tmp ladders "
+                                    "moves_played")
 
 
 @njit(cache=True)
@@ -273,6 +274,7 @@ def workspace(board):
                      np.zeros(points), np.zeros(points, np.int8),
                      np.empty(max_depth + 1, np.int32),
                      np.zeros(points, np.int32),   # RAVE: index + 1 of each point's first play
+                     np.zeros((2, points)),        # RAVE: which first plays share, by parity
                      np.empty(points + 1, np.int32), np.empty(points), np.empty(points, np.int64),
                      np.empty(points, np.int64), ladder_scratch(board),
                      # the simulation's moves, tree part then playout part (move_cap bounds it)
@@ -301,6 +303,7 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
     scratch = borrowed_board(space.scratch)  # the playouts' ladder readings' board
     owner, scores, no_exclusion, path = space.owner, space.scores, space.no_exclusion, space.path
     first_play, moves_played, ladders = space.first_play, space.moves_played, space.ladders
+    rave_shares = space.rave_shares
     child_moves, child_h = space.child_moves, space.child_h
     child_order, sort_tmp = space.child_order, space.sort_tmp
     max_depth = path.shape[0] - 1
@@ -372,7 +375,7 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
             owned[1, p] += owner[p] == WHITE
         if params.rave > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
-                         first_play, params.rave_decay)
+                         first_play, rave_shares, params.rave_decay)
         if lgr and black_win != 0.5:
             _update_replies(replies, moves_played, n_moves, to_play, black_win)
     space.work.meta[M_PASSES] = 0   # keeps the borrowed boards' owners alive to here
@@ -399,7 +402,7 @@ def _update_replies(replies, moves_played, n_moves, to_play, black_result):
 
 @no_refcount
 def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result, first_play,
-                 decay):
+                 shares, decay):
     """All-moves-as-first: each child of a path node whose move was played first (on its
     point, after that node, in the tree or in the playout) by the player to move there shares
     in the result.  Walking the moves backwards and overwriting leaves, at each node, the
@@ -407,23 +410,37 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
     along moves_played, passes included).  With `decay` d an update weighs 1 + d at the node's
     own move and falls linearly to 1 - d at the simulation's last (Fuego's weighted RAVE
     updates, d = 1): a move played soon after the node says more about it than one played
-    when the board has changed."""
+    when the board has changed.  `shares` (2 rows of the board's points) is scratch: row q
+    holds 1.0 at the points whose first play has an index of parity q, so that without decay
+    an update is one load a child."""
     child_start, n_child, move = tree.child_start, tree.n_child, tree.move
     rave_n, rave_w = tree.rave_n, tree.rave_w   # bound once (policies/nrt.py)
     first_play[:] = 0
+    shares[:, :] = 0.0
     for j in range(n_moves - 1, depth - 1, -1):  # the playout: no tree nodes, only plays
         m = moves_played[j]
         if m != PASS:
-            first_play[m] = j + 1
+            _note_first_play(first_play, shares, m, j + 1)
     for i in range(depth - 1, -1, -1):
         c = to_play if i % 2 == 0 else 3 - to_play  # colour to move at path[i]
         m = moves_played[i]
         if m != PASS:
-            first_play[m] = i + 1
+            _note_first_play(first_play, shares, m, i + 1)
         node = path[i]
         result = black_result if c == BLACK else 1.0 - black_result
         slope = 2.0 * decay / max(n_moves - 1 - i, 1)  # weight lost per ply after the node
         first = child_start[node]
+        if decay == 0.0:
+            # A child shares when its point's first play is later than the node's move by an
+            # even distance, so its index + 1 has the parity of i + 1; each weight is 1.0 or
+            # 0.0, the general loop's with d = 0 to the last bit.
+            sharing = shares[(i + 1) & 1]
+            for k in range(first, first + n_child[node]):
+                m = move[k]
+                w = sharing[m] if m != PASS else 0.0
+                rave_n[k] += w
+                rave_w[k] += w * result
+            continue
         # Without branches: whether a child shares is as good as random (half the moves are
         # the wrong colour's), so each child is updated, by 0 when it does not share (x + 0.0
         # is x: the same sums as skipping it).
@@ -436,3 +453,11 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
             w = share * (1.0 + decay - slope * later)
             rave_n[k] += w
             rave_w[k] += w * result
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _note_first_play(first_play, shares, m, index):
+    """Point m's first play is now the simulation's move `index` - 1 (_update_rave)."""
+    first_play[m] = index
+    shares[index & 1, m] = 1.0
+    shares[1 - (index & 1), m] = 0.0

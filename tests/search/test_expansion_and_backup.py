@@ -310,6 +310,6 @@ def test_rave_updates_weigh_early_plays_more_with_rave_decay():
         path = np.zeros(8, np.int32)
         path[1] = start                            # the tree part: Black's a
         search._update_rave(tree, path, 1, moves, len(moves), BLACK, 0.25,
-                            np.zeros(81, np.int32), decay)
+                            np.zeros(81, np.int32), np.zeros((2, 81)), decay)
         np.testing.assert_allclose(tree.rave_n[start:start + 4], expected)
         np.testing.assert_allclose(tree.rave_w[start:start + 4], 0.25 * np.array(expected))

@@ -81,10 +81,10 @@ def unpruned_count(visits, n_child, params, known=0):
 
 
 @njit(cache=True)
-def expand(tree, node, b, c, prior, params, scores, exclude):
+def expand(tree, node, b, c, prior, params, scores, exclude, depth=0):
     """`expand_into` with buffers of its own (for callers outside the search loop)."""
     points = scores.shape[0]
-    return expand_into(tree, node, b, c, prior, params, scores, exclude,
+    return expand_into(tree, node, depth, b, c, prior, params, scores, exclude,
                        np.empty(points + 1, np.int32), np.empty(points), np.empty(points, np.int64),
                        np.empty(points, np.int64), ladder_scratch(b))
 
@@ -120,9 +120,11 @@ def sort_by_score(h, n, order, tmp):
 
 
 @njit(cache=True)
-def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, order, tmp, ls):
-    """Create the children of `node` (position `b`, `c` to move): every legal move that does
-    not fill c's own eye, sorted by H (the `prior` policy's move scores), plus PASS last.
+def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, h, order, tmp,
+                ls):
+    """Create the children of `node` (position `b`, `c` to move, `depth` plies below the
+    root): every legal move that does not fill c's own eye, sorted by H (the `prior` policy's
+    move scores, corrected by the ladder reading above `ladder_depth`), plus PASS last.
     False if the pool is full.
 
     A child's prior is its H minus the best child's (H is a log-preference, defined up to a
@@ -149,8 +151,9 @@ def expand_into(tree, node, b, c, prior, params, scores, exclude, moves, h, orde
     move_scores(b, c, prior, scores)
     for i in range(count):
         h[i] = scores[moves[i]]
-    ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
-                  int(params.ladder_nets), ls)
+    if params.ladder_depth <= 0.0 or depth < params.ladder_depth:
+        ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
+                      int(params.ladder_nets), ls)
     sort_by_score(h, count, order, tmp)  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
@@ -312,7 +315,7 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
     reading = rules.max() > 0.0
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
     if tree.n_child[0] == 0:
-        expand_into(tree, 0, root_board, to_play, prior, params, scores, exclude[0],
+        expand_into(tree, 0, 0, root_board, to_play, prior, params, scores, exclude[0],
                     child_moves, child_h, child_order, sort_tmp, ladders)
     restricted = exclude.shape[0]
     # The tree's arrays the loop reads and writes, bound once: numba reference-counts a
@@ -333,7 +336,7 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
                     terminal = True
                     break
                 if depth == max_depth or visits[node] < params.expand_visits or not expand_into(
-                        tree, node, work, c, prior, params, scores,
+                        tree, node, depth, work, c, prior, params, scores,
                         exclude[depth] if depth < restricted else no_exclusion,
                         child_moves, child_h, child_order, sort_tmp, ladders):
                     break

@@ -33,6 +33,9 @@ PARAMS = (
     ("lgr", 0.0, "1: playouts answer with last good replies (LGRF-1), 0: off"),
     ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
     ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
+    ("ladder_depth", 0.0, "the tree reads ladders only when it expands a node fewer than this "
+                          "many plies below the root (1: the root alone, as Fuego's root "
+                          "filter; 0: at every depth)"),
     ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),

@@ -112,12 +112,13 @@ def test_a_stone_that_breaks_the_net_lets_the_chain_escape(helper):
     assert not capturable(with_stones(NET, **{helper: "X"}), at("D4"), WHITE, True, 1)
 
 
-def children_priors(board, colour, **values):
+def children_priors(board, colour, depth=0, **values):
     p = params(**values)
     points = board.color.shape[0]
     tree = new_tree(512, points)
     pol = load_policy("handcrafted", 9)
-    assert expand(tree, 0, board, colour, pol, p, np.zeros(points), np.zeros(points, np.int8))
+    assert expand(tree, 0, board, colour, pol, p, np.zeros(points), np.zeros(points, np.int8),
+                  depth)
     first, n = int(tree.child_start[0]), int(tree.n_child[0])
     return {int(tree.move[k]): float(tree.prior[k]) for k in range(first, first + n)}
 
@@ -135,6 +136,17 @@ def test_expand_lowers_the_escape_into_a_ladder_and_only_that():
     off = children_priors(broken, BLACK, ladder_escape=0.0, ladder_capture=0.0)
     on = children_priors(broken, BLACK, ladder_escape=2.5, ladder_capture=0.0)
     assert on == off
+
+
+@pytest.mark.parametrize("depth, read", [(0, True), (1, True), (2, False), (5, False)])
+def test_ladder_depth_keeps_the_reading_to_the_nodes_near_the_root(depth, read):
+    board = board_from_ascii(LADDER)
+    off = children_priors(board, BLACK, depth, ladder_escape=0.0, ladder_capture=0.0)
+    on = children_priors(board, BLACK, depth, ladder_escape=2.5, ladder_capture=0.0,
+                         ladder_depth=2)
+    assert (on != off) == read
+    everywhere = children_priors(board, BLACK, depth, ladder_escape=2.5, ladder_capture=0.0)
+    assert everywhere != off   # 0, the default: every depth reads
 
 
 def test_expand_lowers_the_escape_into_a_net_only_with_ladder_nets():

@@ -124,7 +124,8 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
                 ls):
     """Create the children of `node` (position `b`, `c` to move, `depth` plies below the
     root): every legal move that does not fill c's own eye, sorted by H (the `prior` policy's
-    move scores, corrected by the ladder reading above `ladder_depth`), plus PASS last.
+    move scores, corrected by the ladder reading when `depth` < `ladder_depth` or that is 0),
+    plus PASS last.
     False if the pool is full.
 
     A child's prior is its H minus the best child's (H is a log-preference, defined up to a

@@ -34,8 +34,9 @@ PARAMS = (
     ("ladder_escape", 3.0, "H lowered for a move leaving its chain caught in a ladder"),
     ("ladder_capture", 1.0, "H raised for an atari that captures by ladder"),
     ("ladder_depth", 0.0, "the tree reads ladders only when it expands a node fewer than this "
-                          "many plies below the root (1: the root alone, as Fuego's root "
-                          "filter; 0: at every depth)"),
+                          "many plies below the search's root (0: at every depth); a reused "
+                          "subtree keeps its nodes' readings, so from 3 up the next move's "
+                          "root, two plies down, has always been read"),
     ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),

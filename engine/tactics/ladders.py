@@ -5,8 +5,8 @@ The playouts do not read ladders, so a simulation after an escape from atari int
 ladder rarely plays the ladder out, and the tree likes the escape; GnuGo reads it and wins
 the chain (BENCHMARKS.md, Strength: Simbal's escapes to two liberties captured soon after,
 in a quarter of its losses).  The tree therefore asks this module once per expanded node
-(engine/search.expand; with the search parameter `ladder_depth`, only for the nodes that
-few plies below the root), for the few moves next to a chain of one or two liberties:
+(engine/search.expand; with the search parameter `ladder_depth`, only for the nodes
+expanded fewer than that many plies below the root), for the few moves next to a chain of one or two liberties:
 
 - a move that leaves its own chain with two liberties that the opponent captures by
   successive ataris (a ladder, or a capture of the chaser that does not help), with up to

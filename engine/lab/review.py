@@ -113,7 +113,7 @@ def review(folder, player, horizon=12, labels=None, blunder=0.2):
             unreadable.append(f"{path}: {err}")
             continue
         if player not in (result["black"], result["white"]):
-            raise ValueError(f"{folder}: {player!r} did not play game {result['game']}")
+            raise ValueError(f"{player!r} did not play game {result['game']}")
         mine = "b" if result["black"] == player else "w"
         score = result["a_wins"] if result.get("a_colour") == mine.upper() else 1 - result["a_wins"]
         escapes = [(c == mine, [i, s, r]) for (i, c, s), r in zip(found, read)]

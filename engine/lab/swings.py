@@ -8,7 +8,10 @@ every move with the value it gave away: the value before the move (the mover to 
 the value after it.  A game's *decisive move* is the player's move that gave away most; a
 *blunder* is a move that gave away at least `blunder` (the labels are noisy searches: a few
 hundredths is noise).  The summary says in which phase the losses were decided and how the
-two sides' blunders compare, so that "what loses the games" is counted, not guessed.
+two sides' blunders compare, so that "what loses the games" is counted, not guessed.  Split by
+the player's colour, it gives the mean value each side's moves gave away, phase by phase: a
+deep search's labels favour the side that just moved (the mover chose the move they rate), so
+the two sides' means are compared with each other, not with zero.
 """
 from collections import defaultdict
 
@@ -54,6 +57,9 @@ def swings(games, values, blunder=0.2):
     """The report for `games`: [(game name, the player's colour 'b'/'w', the player's score,
     the move colours)], with `values` as `game_values` returns them."""
     per_game, missing = [], []
+    by_colour = {c: {"games": 0, "score": 0.0,
+                     "own": {name: [] for _, _, name in PHASES},
+                     "opponent": {name: [] for _, _, name in PHASES}} for c in "bw"}
     for name, mine, score, colours in games:
         vals = values.get(name)
         if not vals:
@@ -72,12 +78,17 @@ def swings(games, values, blunder=0.2):
             "opponent_blunders": [[k + 1, round(x, 4)] for k, x in theirs if x >= blunder],
             "value_at": {m: round(view[m], 4) for m in CHECKPOINTS if m in view},
         })
+        by_colour[mine]["games"] += 1
+        by_colour[mine]["score"] += score
+        for k, lost in own:
+            by_colour[mine]["own"][_phase(k)].append(lost)
+        for k, lost in theirs:
+            by_colour[mine]["opponent"][_phase(k)].append(lost)
     lost = [g for g in per_game if g["score"] == 0]
     won = [g for g in per_game if g["score"] == 1]
 
     def mean_at(group, m):
-        xs = [g["value_at"][m] for g in group if m in g["value_at"]]
-        return None if not xs else round(sum(xs) / len(xs), 4)
+        return _mean([g["value_at"][m] for g in group if m in g["value_at"]])
 
     def blunders(group, key):
         return sum(len(g[key]) for g in group)
@@ -92,5 +103,18 @@ def swings(games, values, blunder=0.2):
                          "wins": blunders(won, "own_blunders")},
         "opponent_blunders": {"losses": blunders(lost, "opponent_blunders"),
                               "wins": blunders(won, "opponent_blunders")},
+        "by_colour": {c: _colour_summary(d) for c, d in by_colour.items()},
         "per_game": per_game, "unlabelled_games": missing,
     }
+
+
+def _colour_summary(d):
+    """The player's games and score in one colour, and the mean value a move of each side
+    gave away in each phase (None where no move was labelled)."""
+    given = {side: {name: _mean(xs) for name, xs in d[side].items()}
+             for side in ("own", "opponent")}
+    return {"games": d["games"], "score": d["score"], "mean_given_away": given}
+
+
+def _mean(xs):
+    return None if not xs else round(sum(xs) / len(xs), 4)

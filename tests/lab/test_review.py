@@ -116,6 +116,13 @@ def test_labels_find_the_move_that_gave_the_game_away(tmp_path):
     assert game["value_at"] == {10: 0.2}
     assert sw["losses_decided_in"]["moves 1-20"] == 1
     assert sw["own_blunders"] == {"losses": 1, "wins": 0}
+    # By colour: as Black, Black's seven labelled moves gave away 0.3 in all; White's six none.
+    black = sw["by_colour"]["b"]
+    assert black["games"] == 1 and black["score"] == 0
+    assert black["mean_given_away"]["own"]["moves 1-20"] == round(0.3 / 7, 4)
+    assert black["mean_given_away"]["opponent"]["moves 1-20"] == 0
+    assert black["mean_given_away"]["own"]["moves 21-40"] is None
+    assert sw["by_colour"]["w"]["games"] == 0
     # From White's side the same values are White's gain: no blunder of its own, Black's one.
     sw = review(tmp_path, "gnugo", labels=labels)["swings"]
     assert sw["wins"] == 1 and sw["per_game"][0]["own_blunders"] == []
@@ -129,6 +136,9 @@ def test_labels_find_the_move_that_gave_the_game_away(tmp_path):
     assert "1 labelled losses, by the phase of the move that gave most away: moves 1-20 1" \
         in out.output
     assert "simbal 1 in its losses" in out.output
+    assert "simbal as Black: 0/1; mean value a move gave away, simbal / opponent: moves 1-20 " \
+        "+0.0429 / +0.0000, moves 21-40 - / -" in out.output
+    assert "simbal as White" not in out.output
 
 
 def test_labels_with_ids_that_name_no_move_are_refused(tmp_path):

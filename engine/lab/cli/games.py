@@ -140,10 +140,22 @@ def _echo_swings(player, sw):
         means = sw[f"mean_value_in_{group}"]
         click.echo(f"{player}'s mean value in its {group} after move "
                    + ", ".join(f"{m}: {v:.3f}" for m, v in means.items() if v is not None))
+    for colour, name in (("b", "Black"), ("w", "White")):
+        c = sw["by_colour"][colour]
+        if c["games"]:
+            given = c["mean_given_away"]
+            click.echo(f"{player} as {name}: {c['score']:g}/{c['games']}; mean value a move gave "
+                       f"away, {player} / opponent: " + ", ".join(
+                           f"{phase} {_signed(given['own'][phase])} / "
+                           f"{_signed(given['opponent'][phase])}" for phase in given["own"]))
     own, opp = sw["own_blunders"], sw["opponent_blunders"]
     click.echo(f"blunders (a move giving away >= {sw['blunder']:g}): {player} {own['losses']} "
                f"in its losses and {own['wins']} in its wins; the opponent {opp['losses']} and "
                f"{opp['wins']}")
+
+
+def _signed(x):
+    return "-" if x is None else f"{x:+.4f}"
 
 
 @click.command()

@@ -1163,8 +1163,8 @@ def test_log_writes_a_timed_transcript_of_the_session(tmp_path, run_simbal, pars
 
 
 def test_live_gfx_blocks_go_to_stderr_while_genmove_thinks(parse_gtp, run_simbal):
-    # Enough playouts to think for a second or more even on a fast machine: with 3,000 the move
-    # came back within one 0.2 s interval on CI, and no block was due.
+    # Enough playouts for several intervals even on a fast machine: with 3,000 at 0.2 s the
+    # move came back within the first interval on CI, and no block was due.
     result = run_simbal(b"boardsize 9\ngenmove b\nquit\n", "--playouts", "20000", "--live-gfx",
                         "0.1")
     assert result.returncode == 0

@@ -7,7 +7,12 @@ list drawn from uniformly, a listed point being dropped when it is not playable 
 repeated.  Playable is Fuego's filter: legal (simple ko included), not a point whose neighbours
 are all stones of one colour none of them in atari (an eye, false eyes included: diagonals are
 not looked at), and not a *mutual atari* (three or more stones put in atari, not in a nakade
-shape, where the opponent's stone would be in atari too).
+shape, where the opponent's stone would be in atari too).  One departure from Fuego: a nakade
+shape is a mutual atari too when a chain of the opponent's next to it has, besides that point,
+only an eye of its own as liberty (`eye_beside`).  Fuego lets every nakade-shaped throw-in
+through, since its capture may leave the surrounding group one eye; but a group that keeps
+another eye lives anyway, and the throw-in only hands it the capture: a seki the playouts
+broke, and so misjudged (BENCHMARKS.md, session 53).
 
 1. *atari capture*: the last move's chain is in atari: take its liberty;
 2. *atari defence*: chains of the mover's next to the last move in atari: extend at the
@@ -232,8 +237,9 @@ def nakade_shape(color, mark, meta, w, p, c, space):
 @no_refcount
 def mutual_atari(color, head, libs, libsum, csize, nxt, mark, meta, w, p, c, space):
     """Fuego's IsMutualAtari, at a point the caller knows is a self-atari of c's: c at `p` puts
-    three or more of its stones in atari, not in a nakade shape, at a point where the
-    opponent's stone would be in atari too (a seki-like standoff whoever plays first loses)."""
+    three or more of its stones in atari, at a point where the opponent's stone would be in
+    atari too (a seki-like standoff whoever plays first loses); not when the stones form a
+    nakade shape, unless the opponent's chain next to them keeps an eye (`eye_beside`)."""
     n = 1
     for h in neighbour_chains(color, head, w, p, c, -1):
         if h >= 0:
@@ -243,9 +249,23 @@ def mutual_atari(color, head, libs, libsum, csize, nxt, mark, meta, w, p, c, spa
         opponent |= color[q] == 3 - c
     if n <= 2 or not opponent:
         return False
-    if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
+    if not self_atari(color, head, libs, libsum, nxt, w, p, 3 - c):
         return False
-    return self_atari(color, head, libs, libsum, nxt, w, p, 3 - c)
+    if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
+        return eye_beside(color, head, libs, libsum, w, p, 3 - c)
+    return True
+
+
+@njit(cache=True, nogil=True, inline='always')
+def eye_beside(color, head, libs, libsum, w, p, o):
+    """Has a chain of o's next to empty `p` two liberties, `p` and an eye of o's (a point
+    `surrounded` by o's stones)?  Then a throw-in at `p` cannot take its last eye."""
+    for q in (p - 1, p + 1, p - w, p + w):
+        if color[q] == o:
+            h = head[q]
+            if libs[h] == 2 and surrounded(color, head, libs, w, libsum[h] - p):
+                return True
+    return False
 
 
 # What `playable` says of a point: the self-atari answer saves the caller from asking again

@@ -17,7 +17,8 @@ from policies.loader import rules_policy
 from policies.playout import move_cap
 from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, gains_liberties,
                                 low_liberty_moves,
-                                matches_mogo, mercy_stones, nakade_shape, playable,
+                                PLAYABLE_SELF_ATARI, matches_mogo, mercy_stones, nakade_shape,
+                                playable,
                                 run_rules_playout, random_move, self_atari,
                                 self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights
@@ -155,6 +156,29 @@ def test_playable_refuses_eyes_and_mutual_ataris():
         . X . . .""")
     assert not playable(b, v("A1"), BLACK, space)   # Black's own eye
     assert not playable(b, v("A1"), WHITE, space)   # suicide
+
+
+def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
+    """Black's pyramid B3-B4-A4-B5 would be in atari at A5, and White's chain, whose other
+    liberty is its eye A1, in atari too: a seki.  Fuego lets the nakade shape through, but White
+    keeps A1 whatever the capture leaves, so Black B3 only loses four stones (BENCHMARKS.md,
+    session 53): refused.  With A1 no eye of White's (Black B1), the throw-in may kill and is
+    let through, a self-atari."""
+    v = vertices(5)
+    space = np.zeros(8, np.int64)
+    seki = """
+        . X O X .
+        X X O X .
+        O . O X .
+        O O O X .
+        . O X X ."""
+    b = board_from_ascii(seki)
+    assert is_legal(b, v("B3"), BLACK) and self_atari(*arrays(b), v("B3"), BLACK)
+    assert not playable(b, v("B3"), BLACK, space)
+    assert not playable(b, v("B3"), WHITE, space)          # eight stones: Fuego's mutual atari
+    b = board_from_ascii(seki.replace(". O X X .", ". X X X ."))
+    assert playable(b, v("B3"), BLACK, space) == PLAYABLE_SELF_ATARI
+    assert not playable(b, v("B3"), WHITE, space)
 
 
 def test_corrections_replace_self_ataris_by_better_points():

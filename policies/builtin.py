@@ -1,6 +1,5 @@
 """The baseline policies: `uniform`, the handcrafted MoGo-style policy as pattern3x3 weights, and
-the table of MoGo's patterns (as Fuego tests them) that the rule-based playouts (`rules`,
-policies/rulebased.py) read.
+the table of MoGo's patterns that the rule-based playouts (`rules`, policies/rulebased.py) read.
 
 The handcrafted policy follows MoGo's playout rules (Gelly et al. 2006, "Modification of UCT
 with patterns in Monte-Carlo Go"), in this order of preference: capture, escape from atari,
@@ -18,8 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from policies.features import pattern3x3_names, pattern_match_mask, pattern_tables
-from policies.fuego_patterns import fuego_code_table
+from engine.core.board import BORDER
+from policies.features import NCODES, pattern3x3_names, pattern_match_mask, pattern_tables
 
 # MoGo's 3x3 patterns (Gelly et al. 2006, figure 2) in the notation of features.py: the move at
 # the centre; X own stone, O opponent, '.' empty, '#' off board, '?' anything, 'x' not X,
@@ -74,13 +73,16 @@ def mogo_classes():
 
 @lru_cache(maxsize=None)
 def mogo_code_table():
-    """`table[c - 1, code]` = 1 where colour c to play at a point with 3x3 colour code `code`
-    matches one of MoGo's patterns as Fuego 1.1 tests them (policies/fuego_patterns.py), else 0:
-    the `rules` playouts' pattern step.  Not MOGO_PATTERNS, the paper's drawings that the
-    softmax features use: Fuego's tests differ from them in places, some hold for the side to
-    play only, and the playouts' values follow Fuego's labels more closely with them
-    (BENCHMARKS.md, session 53)."""
-    return fuego_code_table()
+    """`table[c - 1, code]` = 1 where the 3x3 colour code around a point matches a MoGo pattern
+    (for either colour, so both rows are the same), else 0: the `rules` policy's `pclass`.  As
+    in Fuego, points on the first line match only the edge patterns and corners match none."""
+    digits = np.stack([(np.arange(NCODES) >> (2 * k)) & 3 for k in range(8)])
+    border = np.sum(digits == BORDER, axis=0)
+    mask = np.zeros(NCODES, bool)
+    for rows in MOGO_PATTERNS.values():
+        edge = "#" in "".join(rows)
+        mask |= pattern_match_mask(rows) & (border == (3 if edge else 0))
+    return np.stack([mask, mask]).astype(np.int16)
 
 
 @lru_cache(maxsize=None)

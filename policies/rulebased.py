@@ -23,9 +23,8 @@ broke, and so misjudged (BENCHMARKS.md, session 53).
    same for the mover's chains with two liberties next to the last move (extend where it
    gains), except chains already joined to another of the mover's chains through both
    liberties (a bamboo joint: Fuego's "simple chain");
-4. *patterns*: the last move's 8 neighbours that match one of MoGo's 3x3 patterns as Fuego
-   tests them (policies/fuego_patterns.py: some for the side to play only) and are not
-   self-ataris; then the same around the move before it,
+4. *patterns*: the last move's 8 neighbours that match one of MoGo's 3x3 patterns
+   (policies/builtin.py) and are not self-ataris; then the same around the move before it,
    outside the last move's neighbourhood;
 5. a stored last good reply of the search's, when it gives one (Fuego has none);
 6. *capture*: a chain of the opponent's in atari anywhere (policies/local.py keeps the list);
@@ -42,12 +41,13 @@ captures (Fuego's GoBoardUtil::SelfAtari).
 Fuego's mercy rule is the search's `playout_mercy` (`mercy_stones`).  Left out: Fuego's nakade
 heuristic and fill-board moves (off by default in 1.1), its score bonus (the search's), the
 fixed random order of its empty points within one playout, the balancer that lets a mutual
-atari through when one colour has had 100 more refused than the other.  Of the search's playout
+atari through when one colour has had 100 more refused than the other, and Fuego's
+colour-specific patterns (here every pattern holds for both colours).  Of the search's playout
 rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
 belongs to the softmax kinds.
 
 The policy's tables are `mogo[c - 1]`: bit `code` set where the 3x3 code around a point matches
-a MoGo pattern for colour c to play (policies/builtin.py's mogo_code_bits: `matches_mogo`); and, with weights,
+a MoGo pattern (policies/builtin.py's mogo_code_bits: `matches_mogo`); and, with weights,
 `pclass[c - 1, code]`, the 3x3 pattern class.  Everything a playout move runs is compiled
 without reference counting (engine/core/jit.py), and the stages of a move that take the board
 record, with the board's `play`, are copied into the playout loop (`no_refcount_inline`).

@@ -14,9 +14,8 @@ line), never through module paths.
   written weights, rounded to 10 significant digits.
 
 Answers that changed on purpose were re-recorded for their case alone: the `rules-greedy-rave`
-case twice in session 53, when the rule-based playouts' mutual-atari filter began to refuse
-nakade-shaped throw-ins beside a chain with an eye (policies/rulebased.py), then when their
-pattern step began to read Fuego's pattern tests (policies/fuego_patterns.py).
+case in session 53, when the rule-based playouts' mutual-atari filter began to refuse
+nakade-shaped throw-ins beside a chain with an eye (policies/rulebased.py).
 
 Uniform playouts are recorded with the playout rules off: issue 20 gives every policy the
 same playout rules, so uniform playouts with the default rules changed on purpose.

@@ -269,7 +269,7 @@ def test_two_liberty_chain_is_attacked_where_it_would_extend(rules):
 
 
 def test_the_packed_mogo_table_answers_as_the_table_for_every_code():
-    """The playouts read MoGo's patterns (Fuego's tests) from a bit table; every code of either colour must
+    """The playouts read MoGo's patterns from a bit table; every code of either colour must
     read as the plain table says (its matches and its non-matches)."""
     table, bits = mogo_code_table(), mogo_code_bits()
     assert bits.dtype == np.uint8 and bits.shape == (2, NCODES // 8)
@@ -283,7 +283,7 @@ def test_pattern_moves_are_uniform_among_the_matches(rules):
     """Where the last move leaves no atari and no two-liberty chain, the move is uniform among
     the last two moves' neighbours that match a MoGo pattern and are playable, no self-atari."""
     table = mogo_code_table()
-    assert table.shape == (2, NCODES)
+    assert table.shape == (2, NCODES) and np.array_equal(table[0], table[1])
     space = np.zeros(8, np.int64)
     cand = np.zeros(MAX_CANDIDATES, np.int64)
     tested = 0

@@ -15,10 +15,9 @@ from policies.features import N_PAT, NCODES, RULES, code_at, libs_after
 from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_grad
 from policies.loader import rules_policy
 from policies.playout import move_cap
-from policies.rulebased import (MAX_CANDIDATES, add_random_psi, atari_defence, gains_liberties,
-                                low_liberty_moves,
-                                PLAYABLE_SELF_ATARI, matches_mogo, mercy_stones, nakade_shape,
-                                playable,
+from policies.rulebased import (MAX_CANDIDATES, PLAYABLE_SELF_ATARI, add_random_psi,
+                                atari_defence, gains_liberties, low_liberty_moves,
+                                matches_mogo, mercy_stones, nakade_shape, playable,
                                 run_rules_playout, random_move, self_atari,
                                 self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights

@@ -42,7 +42,7 @@ PARAMS = (
     ("score_scale", 20.0, "margin (points) at which the score share is full"),
     ("playout_ladders", 0.0, "1: playouts set aside escapes from atari into working ladders"),
     ("rave_decay", 0.0, "RAVE: an update weighs 1+d at the node's move, 1-d at the simulation's "
-                        "end (Fuego's weighted updates: 1; 0: all alike)"),
+                        "end (0: all alike; Fuego 1.1 weighs 2 down to 1, 1.5 times d = 1/3)"),
     ("rave_skip", 0.0, "RAVE: share of selections that ignore it (and the prior's virtual games "
                        "it holds), taking the best mean or an unvisited child, so that a move "
                        "RAVE undervalues is still tried (Fuego's randomize_rave_frequency 20: "

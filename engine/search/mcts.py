@@ -412,9 +412,9 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
     in the result.  Walking the moves backwards and overwriting leaves, at each node, the
     earliest later play per point (`first_play`: its index + 1, 0 for none; colours alternate
     along moves_played, passes included).  With `decay` d an update weighs 1 + d at the node's
-    own move and falls linearly to 1 - d at the simulation's last (Fuego's weighted RAVE
-    updates, d = 1): a move played soon after the node says more about it than one played
-    when the board has changed.  `shares` (2 rows of the board's points) is scratch: row q
+    own move and falls linearly to 1 - d at the simulation's last (Fuego 1.1's weighted RAVE
+    updates run from 2 down to 1: 1.5 times d = 1/3): a move played soon after the node says
+    more about it than one played when the board has changed.  `shares` (2 rows of the board's points) is scratch: row q
     holds 1.0 at the points whose first play has an index of parity q, so that without decay
     an update is one load a child."""
     child_start, n_child, move = tree.child_start, tree.n_child, tree.move

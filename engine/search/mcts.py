@@ -414,9 +414,9 @@ def _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result
     along moves_played, passes included).  With `decay` d an update weighs 1 + d at the node's
     own move and falls linearly to 1 - d at the simulation's last (Fuego 1.1's weighted RAVE
     updates run from 2 down to 1: 1.5 times d = 1/3): a move played soon after the node says
-    more about it than one played when the board has changed.  `shares` (2 rows of the board's points) is scratch: row q
-    holds 1.0 at the points whose first play has an index of parity q, so that without decay
-    an update is one load a child."""
+    more about it than one played when the board has changed.  `shares` (2 rows of the
+    board's points) is scratch: row q holds 1.0 at the points whose first play has an index
+    of parity q, so that without decay an update is one load a child."""
     child_start, n_child, move = tree.child_start, tree.n_child, tree.move
     rave_n, rave_w = tree.rave_n, tree.rave_w   # bound once (policies/nrt.py)
     first_play[:] = 0

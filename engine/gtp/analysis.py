@@ -202,7 +202,15 @@ class AnalysisCommands:
             "param/Search parameters/simbal-param",
             "param/Engine settings/simbal-settings",
             "string/Board/showboard",
+            "string/Last search/simbal-last_search",
         ])
+
+    def cmd_simbal__last_search(self, args):
+        """The last genmove's search: `simulations N` and `seconds T` on two lines (0
+        simulations for a move chosen without one: the book, a pass, the only move).  Match
+        tools read it to show each engine's simulations a move beside its results."""
+        sims, seconds = self.engine.last_search
+        return f"simulations {sims}\nseconds {seconds:.3f}"
 
     def cmd_simbal__gfx(self, args):
         """GoGui graphics of the last search: `visits`, `winrate`, `prior` or `pv`

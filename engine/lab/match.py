@@ -58,6 +58,85 @@ def _dead_list(client, size):
     return {parse_vertex(v, size) for v in text.split()}
 
 
+# Commands that report an engine's last search, ours and Fuego's; each answers lines of
+# `key value`, with simulations and seconds under these keys.
+SEARCH_REPORTS = {"simbal-last_search": ("simulations", "seconds"),
+                  "uct_stat_search": ("GamesPlayed", "Time")}
+
+
+def _search_report(client):
+    """The command `client` reports its last search with (SEARCH_REPORTS), or None; asked
+    once per client process and remembered on it."""
+    if not hasattr(client, "search_report"):
+        client.search_report = None
+        for name in SEARCH_REPORTS:
+            try:
+                ok, text = client.ask(f"known_command {name}", timeout=60)
+            except EngineFailure:
+                break
+            if ok and text.strip().lower() == "true":
+                client.search_report = name
+                break
+    return client.search_report
+
+
+def parse_search_report(command, text):
+    """(simulations, seconds) from a SEARCH_REPORTS command's answer, or None."""
+    sims_key, seconds_key = SEARCH_REPORTS[command]
+    fields = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2:
+            fields.setdefault(words[0], words[1])
+    try:
+        return int(fields[sims_key]), float(fields[seconds_key])
+    except (KeyError, ValueError):
+        return None
+
+
+def _record_search(client, tally, previous):
+    """Add `client`'s last search to `tally` [searched moves, simulations, seconds]; a move
+    chosen without a search (0 simulations), or a report the same as the one before (Fuego's
+    after a book move repeats its last search), is not counted."""
+    command = _search_report(client)
+    if command is None:
+        return previous
+    try:
+        ok, text = client.ask(command, timeout=60)
+    except EngineFailure:
+        return previous
+    report = parse_search_report(command, text) if ok else None
+    if report and report[0] > 0 and report != previous:
+        tally[0] += 1
+        tally[1] += report[0]
+        tally[2] += report[1]
+    return report
+
+
+def search_summary(results):
+    """Per player name, from the results' `search` records: searched moves, simulations a
+    move and a second; players that do not report their searches are absent."""
+    totals = {}
+    for r in results:
+        for side, name_key in (("B", "black"), ("W", "white")):
+            s = r.get("search", {}).get(side)
+            if s:
+                t = totals.setdefault(r[name_key], [0, 0, 0.0])
+                t[0] += s["moves"]
+                t[1] += s["simulations"]
+                t[2] += s["seconds"]
+    return {name: {"moves": m, "simulations_per_move": sims / m if m else 0.0,
+                   "simulations_per_second": sims / secs if secs else 0.0}
+            for name, (m, sims, secs) in sorted(totals.items())}
+
+
+def search_lines(results):
+    """search_summary as text lines, one a player (empty when no player reports)."""
+    return [f"{name}: {s['simulations_per_move']:.0f} simulations a searched move "
+            f"({s['moves']} moves), {s['simulations_per_second']:.0f} a second"
+            for name, s in search_summary(results).items()]
+
+
 def play_game(engines, names, config, referee=None, opening=()):
     """One game; `engines` maps BLACK and WHITE to GtpClients; `opening` lists (colour, point)
     moves played first on every board (a common start for paired games).  Returns a result
@@ -75,6 +154,8 @@ def play_game(engines, names, config, referee=None, opening=()):
     timed = bool(config.main_time or config.byo_time)
     cap = config.max_moves or 3 * size * size
     result = {"black": names[BLACK], "white": names[WHITE], "moves": 0}
+    searches = {c: [0, 0, 0.0] for c in engines}   # searched moves, simulations, seconds
+    last_report = {c: None for c in engines}
     colour, passes = BLACK, 0
     for colour, p in opening:
         game.play(colour, p)
@@ -99,6 +180,7 @@ def play_game(engines, names, config, referee=None, opening=()):
             return _forfeit(result, game, colour, f"{names[colour]}: {e}"), game
         if timed and _spend(clocks[colour], used, config):
             return _forfeit(result, game, colour, f"{names[colour]} lost on time"), game
+        last_report[colour] = _record_search(mover, searches[colour], last_report[colour])
         if answer == "resign":
             result["end"] = "resign"
             result["winner"] = "W" if colour == BLACK else "B"
@@ -118,6 +200,11 @@ def play_game(engines, names, config, referee=None, opening=()):
             result["end"] = "passes"
             break
     result["moves"] = len(game.moves)
+    reported = {("B" if c == BLACK else "W"): {"moves": m, "simulations": sims,
+                                                 "seconds": round(secs, 3)}
+                for c, (m, sims, secs) in searches.items() if m}
+    if reported:   # each side's searches: a slow machine or a starved engine shows here
+        result["search"] = reported
     if timed:  # what each side had left: how close the game came to a loss on time
         result["clock_left"] = {("B" if c == BLACK else "W"): _clock_text(clocks[c], config)
                                 for c in engines}
@@ -356,4 +443,5 @@ def summary(results, names=("A", "B")):
     low, high = wilson_interval(wins, n)
     return {"a": names[0], "b": names[1], "games": n, "a_wins": wins,
             "a_winrate": wins / n if n else None, "a_winrate_95": [low, high],
+            "search": search_summary(results),
             "errors": [r["error"] for r in results if r.get("error")]}

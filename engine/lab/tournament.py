@@ -34,7 +34,8 @@ from pathlib import Path
 from engine.core.board import BLACK, WHITE
 from engine.gtp.client import EngineFailure, GtpClient
 from engine.lab import ratings as ratings_mod
-from engine.lab.match import play_game, read_results, result_text, wilson_interval
+from engine.lab.match import (play_game, read_results, result_text, search_lines,
+                              wilson_interval)
 from engine.lab.players import game_seed, gnugo_command, make_player
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, split, worker_cache
 from engine.play.sgf import to_sgf
@@ -217,6 +218,10 @@ def report(results, names, out_dir, anchor=None, prior=1.0, title="Tournament"):
         low, high = p["a_score_95"]
         lines.append(f"| {p['a']} vs {p['b']} | {p['a_points']:g}/{p['games']} "
                      f"| {100 * low:.0f}-{100 * high:.0f}% |")
+    searched = search_lines(results)
+    if searched:
+        lines += ["", "Simulations a searched move (for the players that report them):", ""]
+        lines += [f"- {line}" for line in searched]
     if errors:
         lines.append(f"\n{len(errors)} games with errors (forfeits or engines that failed), "
                      f"e.g. {errors[0]['error']}")

@@ -136,6 +136,8 @@ class Engine:
         self.stop = threading.Event()
         self.now = time.perf_counter   # the clock of deadlines (tests give a fake one)
         self.stopped_early = False     # did the last search end before its deadline, decided?
+        # The last genmove's (simulations, seconds): (0, t) for a move chosen without a search.
+        self.last_search = (0, 0.0)
 
     # -- playout policy ---------------------------------------------------------------------
 
@@ -476,6 +478,7 @@ class Engine:
         restricts the search below the root as in `search`."""
         g = self.game
         start = time.perf_counter()
+        self.last_search = (0, 0.0)
         self.stop.clear()
         if allowed is not None:
             return self._restricted_move(colour, allowed, report, interval, should_stop, deeper)
@@ -503,7 +506,8 @@ class Engine:
         if not stats:
             return PASS
         best = stats[0]
-        self.log(f"genmove: {sims} simulations in {time.perf_counter() - start:.2f} s"
+        self.last_search = (sims, time.perf_counter() - start)
+        self.log(f"genmove: {sims} simulations in {self.last_search[1]:.2f} s"
                  f"{' (stopped early: decided)' if self.stopped_early else ''}, "
                  f"best {best.move} visits {best.visits} win rate {best.winrate:.3f}")
         if self._should_resign(best.winrate):

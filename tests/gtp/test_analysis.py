@@ -344,6 +344,31 @@ def test_gfx_after_a_search_of_another_position_searches_afresh(ask, make_server
     assert var[1] == "W", "the principal variation must start with the side to move"
 
 
+def last_search(ask, server):
+    fields = dict(line.split() for line in ok(ask, server, "simbal-last_search").splitlines())
+    assert set(fields) == {"simulations", "seconds"}
+    return int(fields["simulations"]), float(fields["seconds"])
+
+
+def test_simbal_last_search_reports_the_last_genmove(ask, make_server):
+    server = make_server(size=5, playouts=60)
+    assert last_search(ask, server) == (0, 0.0), "no genmove yet"
+    ok(ask, server, "genmove b")
+    sims, seconds = last_search(ask, server)
+    # 60 playouts a move, some perhaps already in the tree from before: at most 60 new ones.
+    assert 0 < sims <= 60 and seconds > 0
+    assert last_search(ask, server) == (sims, seconds), "asking again changes nothing"
+    # A move chosen without a search reports none: Black fills the board but for two eyes,
+    # so that nothing useful is left and genmove passes at once.
+    ok(ask, server, "clear_board")
+    eyes = {"A1", "C1"}
+    for v in (f"{c}{r}" for c in "ABCDE" for r in range(1, 6)):
+        if v not in eyes:
+            ok(ask, server, f"play b {v}")
+    assert ok(ask, server, "genmove b").lower() == "pass"
+    assert last_search(ask, server)[0] == 0
+
+
 def test_simbal_param_lists_and_sets(ask, make_server):
     server = make_server(size=5)
     listed = dict(line.split()[1:] for line in ok(ask, server, "simbal-param").splitlines())

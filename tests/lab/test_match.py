@@ -15,7 +15,8 @@ from sgfmill import sgf
 
 from engine.core.board import BLACK, PASS, WHITE
 from engine.core.coords import parse_vertex, point
-from engine.lab.match import (MatchConfig, _send_clock, _spend, run_match, summary,
+from engine.lab.match import (MatchConfig, _record_search, _send_clock, _spend,
+                              parse_search_report, run_match, search_summary, summary,
                               wilson_interval)
 from engine.play.game import Game
 
@@ -66,6 +67,69 @@ def test_summary_counts_decided_games_only():
 
 
 # -- the clock ------------------------------------------------------------------------------------
+
+FUEGO_REPORT = """SearchStatistics:
+Count          3120
+GamesPlayed    3000
+Nodes          41231
+Time           0.85
+GameLen        82.1 dev=5.1 min=71 max=96
+Aborted        0%
+Games/s        3529.4
+TreeStatistics:
+NuNodes        41231"""
+
+
+def test_parse_search_report_reads_ours_and_fuegos():
+    assert parse_search_report("simbal-last_search", "simulations 812\nseconds 0.250") == (812, 0.25)
+    assert parse_search_report("uct_stat_search", FUEGO_REPORT) == (3000, 0.85)
+    assert parse_search_report("uct_stat_search", "SearchStatistics:\nCount 0") is None
+    assert parse_search_report("simbal-last_search", "simulations many\nseconds 1") is None
+
+
+class ReportingEngine:
+    """Answers known_command for Fuego's report only, then the reports it is given in turn."""
+
+    def __init__(self, reports):
+        self.reports = list(reports)
+        self.asked = []
+
+    def ask(self, command, timeout=None):
+        self.asked.append(command)
+        if command.startswith("known_command"):
+            return True, "true" if command.endswith("uct_stat_search") else "false"
+        return True, self.reports.pop(0)
+
+
+def test_record_search_counts_searched_moves_once():
+    report = "GamesPlayed {}\nTime {}"
+    engine = ReportingEngine([report.format(0, 0), report.format(3000, 0.9),
+                              report.format(3000, 0.9), report.format(2500, 1.0)])
+    tally, last = [0, 0, 0.0], None
+    for _ in range(4):
+        last = _record_search(engine, tally, last)
+    # The book move (0 games) and the repeat of the search before it are not counted.
+    assert tally == [2, 5500, pytest.approx(1.9)]
+    assert sum(c.startswith("known_command") for c in engine.asked) == 2, "asked once"
+
+
+def test_record_search_leaves_silent_engines_alone():
+    class Silent:
+        def ask(self, command, timeout=None):
+            return False, "unknown command"
+    tally = [0, 0, 0.0]
+    assert _record_search(Silent(), tally, None) is None and tally == [0, 0, 0.0]
+
+
+def test_search_summary_per_player():
+    results = [{"black": "x", "white": "y", "search": {"B": {"moves": 10, "simulations": 5000,
+                                                             "seconds": 2.0}}},
+               {"black": "y", "white": "x", "search": {"W": {"moves": 30, "simulations": 3000,
+                                                             "seconds": 2.0}}},
+               {"black": "x", "white": "y"}]
+    assert search_summary(results) == {"x": {"moves": 40, "simulations_per_move": 200.0,
+                                             "simulations_per_second": 2000.0}}
+
 
 def test_spend_main_time_then_canadian_periods_then_out():
     config = MatchConfig(main_time=10, byo_time=5, byo_stones=2)
@@ -345,6 +409,19 @@ def test_run_match_is_resumable(tmp_path):
         if r["end"] == "passes":
             assert {"score", "dead", "disputed"} <= set(r)
             assert r["winner"] == ("B" if r["score"] > 0 else "W" if r["score"] < 0 else "0")
+        # Both engines report their searches: at most 50 new simulations a move (--playouts
+        # 50), on at most the moves each side played (a resignation is a searched move too).
+        for side, played in (("B", (r["moves"] + 1) // 2), ("W", r["moves"] // 2)):
+            played += r["end"] == "resign" and r["winner"] != side
+            s = r["search"][side]
+            assert 1 <= s["moves"] <= played
+            assert s["moves"] <= s["simulations"] <= 50 * s["moves"] and s["seconds"] > 0
+    by_name = search_summary(results)
+    assert set(by_name) == {"S0", "S1"}
+    for name, s in by_name.items():
+        assert s["moves"] == sum(r["search"][side]["moves"] for r in results
+                                 for side, key in (("B", "black"), ("W", "white")) if r[key] == name)
+        assert 1 <= s["simulations_per_move"] <= 50 and s["simulations_per_second"] > 0
     check_game_files(out, results)
     assert sorted(p.name for p in (out / "games").iterdir()) == [f"game-{i:04d}.sgf" for i in range(4)]
     # Asking for what is already there plays nothing.
@@ -390,7 +467,10 @@ def test_simbal_match_against_gnugo(tmp_path, gnugo_path):
                           capture_output=True, text=True, timeout=600, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stdout
+    # The result, then the simulations of the one engine that reports them (GnuGo does not).
+    assert len(lines) == 2, proc.stdout
+    assert re.fullmatch(r"simbal: \d+ simulations a searched move \(\d+ moves\), \d+ a second",
+                        lines[1]), lines[1]
     m = SUMMARY.match(lines[0])
     assert m, lines[0]
     a, b, wins, games, pct, low, high = m.groups()

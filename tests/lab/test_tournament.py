@@ -236,6 +236,13 @@ def test_tournament_report_rates_the_stronger_player_higher(tmp_path):
     assert ratings["m"]["games"] == 20 and "| m vs u |" in text
     assert len(rated_games(results)) == 30
     assert (tmp_path / "ratings.png").exists() and (tmp_path / "pairs.json").exists()
+    assert "Simulations a searched move" not in text, "the policy players report no searches"
+    # Players that report their searches get a line each under the table.
+    for r in results:
+        if r["black"] == "m":
+            r["search"] = {"B": {"moves": 4, "simulations": 32, "seconds": 0.5}}
+    text = report(results, list(SPECS), tmp_path, anchor="u")
+    assert "- m: 8 simulations a searched move (40 moves), 64 a second" in text
 
 
 def test_tournament_refuses_a_renamed_spec_and_corrupt_results(tmp_path):
@@ -292,16 +299,23 @@ def test_real_fuego_player_answers_genmove_within_its_budget(spec):
     import time
 
     from engine.gtp.client import GtpClient
+    from engine.lab.match import _record_search
     client = GtpClient(gtp_command(spec))
     try:
         client.send("boardsize 9")
         client.send("clear_board")
-        client.send("play b E5")
+        client.send("play b J9")   # out of Fuego's opening book, so that it searches
         start = time.monotonic()
         move = client.send("genmove w", timeout=20)
         assert parse_vertex(move, 9) >= 0
         assert time.monotonic() - start < 5
         search_params = client.send("uct_param_search").splitlines()
         assert "[string] number_threads 1" in [line.strip() for line in search_params]
+        # Its search is read the way match results record it.
+        tally = [0, 0, 0.0]
+        _record_search(client, tally, None)
+        assert tally[0] == 1 and tally[1] > 0 and 0 < tally[2] < 5
+        if spec == "fuego:200":
+            assert tally[1] <= 201   # Fuego counts the game that reaches its limit as well
     finally:
         client.close()

@@ -45,7 +45,7 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
     would otherwise replay an earlier game."""
     from tqdm import tqdm
 
-    from engine.lab.match import MatchConfig, run_match, summary
+    from engine.lab.match import MatchConfig, run_match, search_lines, summary
 
     engine_a, engine_b = _gtp_commands((engine_a, engine_b), size, "ENGINE_A/ENGINE_B")
 
@@ -86,6 +86,8 @@ def match(engine_a, engine_b, games, size, komi, out_dir, referee, time_settings
     low, high = report["a_winrate_95"]
     click.echo(f"{labels[0]} vs {labels[1]}: {report['a_wins']:g}/{report['games']} "
                f"= {100 * (report['a_winrate'] or 0):.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%)")
+    for line in search_lines(results):
+        click.echo(line)
     for error in report["errors"]:
         click.echo(f"error: {error}", err=True)
 

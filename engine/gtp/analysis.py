@@ -207,7 +207,8 @@ class AnalysisCommands:
 
     def cmd_simbal__last_search(self, args):
         """The last genmove's search: `simulations N` and `seconds T` on two lines (0
-        simulations for a move chosen without one: the book, a pass, the only move).  Match
+        simulations for a move chosen without one: a book move, a pass with nothing useful
+        left, restricted_genmove).  Match
         tools read it to show each engine's simulations a move beside its results."""
         sims, seconds = self.engine.last_search
         return f"simulations {sims}\nseconds {seconds:.3f}"

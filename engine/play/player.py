@@ -136,7 +136,8 @@ class Engine:
         self.stop = threading.Event()
         self.now = time.perf_counter   # the clock of deadlines (tests give a fake one)
         self.stopped_early = False     # did the last search end before its deadline, decided?
-        # The last genmove's (simulations, seconds): (0, t) for a move chosen without a search.
+        # The last genmove's (simulations, seconds): (0, 0.0) for a move chosen without a
+        # search (a book move, a pass with nothing useful left, restricted_genmove).
         self.last_search = (0, 0.0)
 
     # -- playout policy ---------------------------------------------------------------------

@@ -78,14 +78,18 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
           checkpoint_seconds=30.0, progress=True, test_limit=0, report=None, cluster=None):
     """Train `settings.trainer` on the position file `data` (reinforce: optional start
     positions), tracking the MSE on the position file `test`; writes the weight file `out`
-    (default weights/<N>x<N>-<trainer>.json), the curve `curve` (.json + .png, default
-    runs/train/<N>x<N>-<trainer>.curve.json) and a checkpoint beside the curve.
+    (default weights/<N>x<N>-<trainer>.json), the curve `curve` (.json + .png; default
+    runs/train/<out's stem>.curve.json, or runs/train/<N>x<N>-<trainer>.curve.json without
+    `out`) and a checkpoint beside the curve.
     Returns (weight file path, curve document)."""
     cls = TRAINERS[settings.trainer]
     size = settings.size
     tag = f"{size}x{size}-{settings.trainer}"
+    # Named after the weight file: two runs of one trainer with different --out then never
+    # share a curve or, worse, a checkpoint that --resume would pick up.
+    default_curve = Path("runs/train") / f"{Path(out).stem if out else tag}.curve.json"
     out = Path(out or Path("weights") / f"{tag}.json")
-    curve = Path(curve or Path("runs/train") / f"{tag}.curve.json")
+    curve = Path(curve or default_curve)
     test_positions = None
     if test:
         test_positions = read_positions(test)

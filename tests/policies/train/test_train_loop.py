@@ -210,6 +210,22 @@ def test_train_command_end_to_end(tmp_path):
     assert "test_mse" in prov
 
 
+def test_runs_with_different_out_files_keep_their_own_curve_and_checkpoint(tmp_path,
+                                                                           monkeypatch):
+    """Without --curve the curve and checkpoint are named after --out, so that two runs of one
+    trainer side by side (say two step sizes) do not write, and --resume read, one file."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "p.jsonl"
+    write_file(data)
+    for name in ("first", "second"):
+        result = CliRunner().invoke(main, ["train", "apprentice", "--data", str(data),
+                                           "--iterations", "3", "--out", f"{name}.json",
+                                           "--workers", "0"])
+        assert result.exit_code == 0, result.output
+    curves = sorted(p.name for p in (tmp_path / "runs" / "train").glob("*.curve.json"))
+    assert curves == ["first.curve.json", "second.curve.json"]
+
+
 def test_train_command_follows_the_search_playout_rules_when_asked(tmp_path):
     data = tmp_path / "p.jsonl"
     write_file(data)

@@ -97,9 +97,9 @@ output_options = option_group(
     click.option("--out", type=click.Path(dir_okay=False),
                  help="Weight file (default weights/<N>x<N>-<ALGO>.json)."),
     click.option("--curve", type=click.Path(dir_okay=False),
-                 help="Learning-curve JSON, PNG beside it (default runs/train/<stem of --out>.curve.json, "
-                      "or runs/train/<N>x<N>-<ALGO>.curve.json without --out; the checkpoint goes "
-                      "beside it too)."),
+                 help="Learning-curve JSON, PNG beside it (default runs/train/<stem of --out>"
+                      ".curve.json, or runs/train/<N>x<N>-<ALGO>.curve.json without --out; the "
+                      "checkpoint goes beside it too)."),
     click.option("--resume", is_flag=True, help="Continue from the checkpoint of an interrupted "
                  "run with the same settings."))
 

@@ -85,8 +85,9 @@ def train(settings, data=None, test=None, out=None, curve=None, komi=None, resum
     cls = TRAINERS[settings.trainer]
     size = settings.size
     tag = f"{size}x{size}-{settings.trainer}"
-    # Named after the weight file: two runs of one trainer with different --out then never
-    # share a curve or, worse, a checkpoint that --resume would pick up.
+    # Named after the weight file, so that two runs of one trainer side by side do not
+    # overwrite each other's curve and checkpoint (a resumed run checks the settings, not
+    # the data, so it could continue the other run's).
     default_curve = Path("runs/train") / f"{Path(out).stem if out else tag}.curve.json"
     out = Path(out or Path("weights") / f"{tag}.json")
     curve = Path(curve or default_curve)

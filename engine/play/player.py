@@ -37,6 +37,9 @@ from policies.kernel import RULES
 
 BATCH = 64                 # simulations per compiled call between clock / stop checks
 EARLY_STOP_MIN_SIMS = 256  # simulations before the rate, hence an early stop, is trusted
+# A full pool is pruned to the children of nodes with at least this many visits (Fuego 1.1's
+# prune_min_count), the threshold doubled until the pruned tree fills at most half the pool.
+PRUNE_MIN_VISITS = 16
 OWNERSHIP_PLAYOUTS = 400   # playouts behind final_status_list and final_score
 RESIGN_AFTER = 0.25        # fraction of the board's points that must be played before resigning
 
@@ -86,6 +89,7 @@ class SearchThread:
         self.spare = None
         self.key = None  # the RootKey the root stands for
         self.sims = 0    # simulations in the tree's ownership counts (since its last clear)
+        self.prunes = 0  # times the pool filled and was pruned (since the thread began)
 
     def sync(self, game, colour, allow_reuse):
         """Make the root stand for `game`'s position with `colour` to move."""
@@ -109,6 +113,19 @@ class SearchThread:
                 return
         tree_mod.clear(self.tree)
         self.sims = 0
+
+    def make_room(self):
+        """The pool is full: prune the tree into the spare pool (tree.prune), keeping the
+        children of nodes with PRUNE_MIN_VISITS visits or more, doubled until at most half
+        the pool is in use, so that a long search goes on deepening where it looks."""
+        if self.spare is None:
+            self.spare = tree_mod.new_tree(self.capacity, self.tree.owned.shape[1])
+        least = PRUNE_MIN_VISITS
+        while (tree_mod.prune(self.tree, self.spare, least) > self.capacity // 2
+               and least <= self.tree.visits[0]):
+            least *= 2
+        self.tree, self.spare = self.spare, self.tree
+        self.prunes += 1
 
 
 class Engine:
@@ -303,6 +320,8 @@ class Engine:
                 while not self.stop.is_set() and (share is None or done[t] < share):
                     n = BATCH if share is None else min(BATCH, share - done[t])
                     search.run_in(s.tree, root, policy, prior, params, n, rng, s.space)
+                    if s.tree.meta[tree_mod.T_FULL]:
+                        s.make_room()
                     done[t] += n
                     s.sims += n    # now, for the analysis that reads ownership mid-search
                     if deadline is not None and self.now() > deadline:

@@ -15,10 +15,11 @@ the ordinary ones.
 Beside the nodes the tree keeps the playouts' last good replies (`replies[colour - 1, move]`,
 policies/playout.py): search state that, like the subtree, carries over from move to move.
 
-The pool has a hard capacity: when it is full, nodes simply stop being
-expanded and the search goes on with the tree it has.  `reuse` copies the
-subtree under a chosen node into a fresh pool, which is how the tree survives
-from one move to the next without ever fragmenting.
+The pool has a hard capacity: when it is full, nodes stop being expanded
+until the player `prune`s the tree into its spare pool, keeping the children
+of well-visited nodes only.  `reuse` copies the subtree under a chosen node
+into a fresh pool, which is how the tree survives from one move to the next
+without ever fragmenting.
 """
 from collections import namedtuple
 
@@ -119,6 +120,27 @@ def reuse(src, new_root, dst):
     replies are kept."""
     clear(dst)
     dst.replies[:] = src.replies
+    return _copy_subtree(src, new_root, dst, 0)
+
+
+@njit(cache=True)
+def prune(src, dst, min_visits):
+    """Copy all of `src` into `dst` as `reuse` does, except that only nodes with at least
+    `min_visits` visits keep their children (the root always keeps its own): what a search
+    does when its pool is full, so that it goes on growing where its visits go instead of
+    stopping (Fuego's prune_full_tree; the caller picks `min_visits`).  Ownership and replies
+    are kept: the search goes on.  Returns the nodes `dst` holds."""
+    clear(dst)
+    dst.replies[:] = src.replies
+    dst.owned[:] = src.owned
+    return _copy_subtree(src, 0, dst, min_visits)
+
+
+@njit(cache=True)
+def _copy_subtree(src, new_root, dst, min_visits):
+    """`src`'s subtree under `new_root` into the cleared `dst`, breadth first, a node's
+    children copied only when it has at least `min_visits` visits (the new root's always)
+    and while they fit."""
     _copy_node(src, new_root, dst, 0, -1)
     dst.allowed[0] = src.allowed[new_root]
     queue_src = np.empty(dst.move.shape[0], np.int32)
@@ -133,6 +155,9 @@ def reuse(src, new_root, dst):
         head += 1
         count = src.n_child[i]
         if count == 0:
+            continue
+        if j > 0 and src.visits[i] < min_visits:
+            dst.allowed[j] = 0   # unexpanded again: progressive unpruning starts afresh
             continue
         block = allocate(dst, count)
         if block < 0:

@@ -11,8 +11,8 @@ import pytest
 from engine.core.board import BLACK, EMPTY, PASS, WHITE
 from engine.core.coords import format_vertex
 from engine.play.game import Game, setup_board
-from engine.play.player import RESIGN_AFTER, Engine, Settings
-from engine.search.tree import best_child, find_child
+from engine.play.player import RESIGN_AFTER, Engine, SearchThread, Settings
+from engine.search.tree import T_FULL, T_NODES, best_child, find_child
 from policies import load_policy, policy_probabilities
 from policies.kernel import RULES, move_scores, uniform_policy
 
@@ -350,6 +350,25 @@ def test_cleanup_does_not_pass_while_dead_stones_remain():
         e.game.play(WHITE, PASS)
     assert e.game.board.color[stone] == EMPTY, "cleanup never captured the dead stone"
     assert e.genmove(BLACK, cleanup=True) == PASS
+
+
+def test_a_full_pool_is_pruned_so_that_the_search_goes_on_deepening(monkeypatch):
+    """6,000 simulations in a pool of 1,024 nodes (about 40 expansions on 5x5): pruned when
+    full (Fuego's prune_full_tree), the tree keeps growing under the moves the search likes,
+    and its principal variation is deeper than when the full pool simply stops expansion."""
+    def search(prune):
+        if not prune:
+            monkeypatch.setattr(SearchThread, "make_room", lambda self: None)
+        e = engine(playouts=6000, seed=3, max_nodes=1024)
+        e.search(BLACK, total=6000)
+        return e._threads[0], e.root_stats()
+
+    pruned, stats = search(True)
+    assert pruned.prunes > 0 and pruned.tree.meta[T_NODES] <= 1024
+    assert pruned.tree.visits[0] == 6000 >= sum(s.visits for s in stats) > 5900
+    capped, capped_stats = search(False)
+    assert capped.prunes == 0 and capped.tree.meta[T_FULL] > 1000
+    assert len(stats[0].pv) > len(capped_stats[0].pv)
 
 
 def test_memory_stays_flat_over_many_moves():

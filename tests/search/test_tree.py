@@ -1,5 +1,5 @@
 """The node pool of the search (engine/search/tree.py): a full pool, a consistent tree after a
-search, reuse of a subtree by compaction, find_child and best_child.
+search, reuse of a subtree by compaction, pruning a full tree, find_child and best_child.
 """
 
 import numpy as np
@@ -9,7 +9,8 @@ from engine.core.board import BLACK, PASS, new_board
 from engine.core.rng import make_rng
 from engine.search.mcts import expand, run
 from engine.search.params import default_params
-from engine.search.tree import T_FULL, T_NODES, best_child, find_child, new_tree, reuse
+from engine.search.tree import (T_FULL, T_NODES, best_child, find_child, new_tree, prune,
+                                reuse)
 
 from helpers import POINTS, POLICY, SIZE, root
 from search_helpers import child, hand_tree
@@ -152,6 +153,39 @@ def test_reuse_into_a_small_pool_truncates_cleanly():
     # A search can go on in the truncated tree.
     run(dst, root(new_board(SIZE), 7.5), POLICY, POLICY, default_params(), 200, make_rng(1))
     assert dst.visits[0] == src.visits[0] + 200
+
+
+def test_prune_keeps_the_children_of_well_visited_nodes_only():
+    src = grown_tree()
+    least = 20
+    src.owned[0, 7] = 11                      # the search's ownership counts go on
+    dst = new_tree(20000, POINTS)
+    dst.visits[5] = 99                        # garbage from an earlier use must not survive
+    used = prune(src, dst, least)
+    assert used == dst.meta[T_NODES] < src.meta[T_NODES]
+    check_links(dst)
+    assert np.array_equal(dst.owned, src.owned) and np.array_equal(dst.replies, src.replies)
+    kept, dropped = [0], [0]
+
+    def check(sub_dst, sub_src, is_root):
+        assert sub_dst[:4] == sub_src[:4] and sub_dst[5:7] == sub_src[5:7]
+        if sub_src[7] and (is_root or sub_src[1] >= least):
+            assert sub_dst[4] == sub_src[4] and len(sub_dst[7]) == len(sub_src[7])
+            kept[0] += not is_root
+            for a, b in zip(sub_dst[7], sub_src[7]):
+                check(a, b, False)
+        else:
+            assert sub_dst[7] == [] and (sub_dst[4] == 0 or not sub_src[7])
+            dropped[0] += bool(sub_src[7])
+
+    check(subtree(dst, 0), subtree(src, 0), True)
+    assert kept[0] > 0 and dropped[0] > 0, "the grown tree must have nodes on both sides of the line"
+    # The root keeps its children whatever its visits; a search goes on in the pruned tree and
+    # expands the dropped nodes again.
+    assert prune(src, dst, 10 ** 9) == 1 + src.n_child[0]
+    run(dst, root(new_board(SIZE), 7.5), POLICY, POLICY, default_params(), 500, make_rng(1))
+    assert dst.visits[0] == src.visits[0] + 500 and dst.meta[T_NODES] > 1 + src.n_child[0]
+    check_links(dst)
 
 
 def test_find_child_and_best_child():

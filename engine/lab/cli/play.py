@@ -61,7 +61,8 @@ def _read_config(ctx, param, path):
                    "book for the board size, if there is one).")
 @seed_option(help="Random seed: with --playouts, every decision is reproducible.")
 @click.option("--max-nodes", default=1_000_000, show_default=True, type=click.IntRange(1024),
-              help="Hard cap on search-tree nodes (memory); the search goes on when it is full.")
+              help="Search-tree nodes (memory: about 150 bytes each, spare pool included); "
+                   "a full tree is pruned to its well-visited nodes and goes on growing.")
 @click.option("--resign", default=0.1, show_default=True, type=click.FloatRange(0, 1),
               help="Resign when the win rate stays below this (0: never resign).")
 @click.option("--ponder", is_flag=True, help="Think on the opponent's time.")

@@ -234,12 +234,19 @@ def nakade_shape(color, mark, meta, w, p, c, space):
     return ends == 2 and crosses == 1 and hubs == 0
 
 
+# What `mutual_atari` says of a self-atari.
+NOT_MUTUAL = 0
+MUTUAL = 1          # Fuego's mutual atari: refused
+THROW_IN = 2        # a nakade-shaped throw-in beside a chain with an eye: refused if played
+
+
 @no_refcount
 def mutual_atari(color, head, libs, libsum, csize, nxt, mark, meta, w, p, c, space):
     """Fuego's IsMutualAtari, at a point the caller knows is a self-atari of c's: c at `p` puts
     three or more of its stones in atari, at a point where the opponent's stone would be in
-    atari too (a seki-like standoff whoever plays first loses); not when the stones form a
-    nakade shape, unless the opponent's chain next to them keeps an eye (`eye_beside`)."""
+    atari too (a seki-like standoff whoever plays first loses): MUTUAL; not when the stones
+    form a nakade shape (NOT_MUTUAL), unless the opponent's chain next to them keeps an eye
+    (`eye_beside`): THROW_IN."""
     n = 1
     for h in neighbour_chains(color, head, w, p, c, -1):
         if h >= 0:
@@ -248,12 +255,12 @@ def mutual_atari(color, head, libs, libsum, csize, nxt, mark, meta, w, p, c, spa
     for q in (p - 1, p + 1, p - w, p + w):
         opponent |= color[q] == 3 - c
     if n <= 2 or not opponent:
-        return False
+        return NOT_MUTUAL
     if not self_atari(color, head, libs, libsum, nxt, w, p, 3 - c):
-        return False
+        return NOT_MUTUAL
     if n <= NAKADE_MAX and nakade_shape(color, mark, meta, w, p, c, space):
-        return eye_beside(color, head, libs, libsum, w, p, 3 - c)
-    return True
+        return THROW_IN if eye_beside(color, head, libs, libsum, w, p, 3 - c) else NOT_MUTUAL
+    return MUTUAL
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -294,7 +301,14 @@ def playable(b, p, c, space):
     w = b.meta[M_WIDTH]
     if not self_atari(b.color, b.head, b.libs, b.libsum, b.nxt, w, p, c):
         return PLAYABLE
-    if mutual_atari(b.color, b.head, b.libs, b.libsum, b.csize, b.nxt, b.mark, b.meta, w, p, c, space):
+    m = mutual_atari(b.color, b.head, b.libs, b.libsum, b.csize, b.nxt, b.mark, b.meta, w, p, c, space)
+    if m == MUTUAL:
+        return NOT_PLAYABLE
+    # The throw-in is refused only if it would be played: when the self-atari correction moves
+    # it to the chain's other liberty (the throw-in's stones joining a living chain there), the
+    # move is that connection, and refusing it would keep the standoff for ever.
+    if m == THROW_IN and self_atari_correction(b, b.color, b.head, b.libs, b.libsum, b.nxt, w,
+                                               p, c) == p:
         return NOT_PLAYABLE
     return PLAYABLE_SELF_ATARI
 

@@ -12,7 +12,10 @@ shape is a mutual atari too when a chain of the opponent's next to it has, besid
 only an eye of its own as liberty (`eye_beside`).  Fuego lets every nakade-shaped throw-in
 through, since its capture may leave the surrounding group one eye; but a group that keeps
 another eye lives anyway, and the throw-in only hands it the capture: a seki the playouts
-broke, and so misjudged (BENCHMARKS.md, session 53).
+broke, and so misjudged (BENCHMARKS.md, session 53).  Such a throw-in is refused only when it
+would be played: when the self-atari correction turns it into its chain's connection at the
+other liberty, it is let through, since refusing it kept groups with one eye alive for ever
+(session 62).
 
 1. *atari capture*: the last move's chain is in atari: take its liberty;
 2. *atari defence*: chains of the mover's next to the last move in atari: extend at the

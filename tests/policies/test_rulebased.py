@@ -180,6 +180,31 @@ def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
     assert not playable(b, v("B3"), WHITE, space)
 
 
+def test_a_throw_in_the_correction_turns_into_a_connection_is_played_as_the_connection():
+    """From a game Simbal resigned against Fuego (runs of session 60, s58/ctl1s/game-0029 at
+    move 65): White's chain E2-F2-G2-E3-G3-H3-F4-G4-F1 has two liberties, its eye F3 and G1.
+    Black G1 is a pyramid-four self-atari beside that eye, the refused throw-in of session 53;
+    but the self-atari correction plays it as J2, Black's connection to its living corner, after
+    which G1 kills.  Refusing G1 left White alive in every playout (BENCHMARKS.md, session 62):
+    it is playable, and corrected to J2.  The seki of the test above is still refused."""
+    v = vertices(9)
+    space = np.zeros(8, np.int64)
+    b = board_from_ascii("""
+        O . O O O . O X .
+        X O . O . O X X .
+        . O O X O O X O .
+        . O X X O X . X .
+        . O O X X X X . X
+        O . X . X O O X X
+        . O . X O . O O X
+        X . . X O O O X .
+        . X . X X O . X X""")
+    g1 = v("G1")
+    assert self_atari(*arrays(b), g1, BLACK) and is_legal(b, g1, BLACK)
+    assert playable(b, g1, BLACK, space) == PLAYABLE_SELF_ATARI
+    assert self_atari_correction(b, *arrays(b)[:-1], int(b.meta[1]), g1, BLACK) == v("J2")
+
+
 def test_corrections_replace_self_ataris_by_better_points():
     """Over random positions: the correction leaves a move that is not a self-atari alone, and
     replaces a self-atari only by a legal point that is not one."""

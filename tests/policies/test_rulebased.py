@@ -202,7 +202,7 @@ def test_a_throw_in_the_correction_turns_into_a_connection_is_played_as_the_conn
     g1 = v("G1")
     assert self_atari(*arrays(b), g1, BLACK) and is_legal(b, g1, BLACK)
     assert playable(b, g1, BLACK, space) == PLAYABLE_SELF_ATARI
-    assert self_atari_correction(b, *arrays(b)[:-1], int(b.meta[1]), g1, BLACK) == v("J2")
+    assert self_atari_correction(b, *arrays(b), g1, BLACK) == v("J2")
 
 
 def test_corrections_replace_self_ataris_by_better_points():

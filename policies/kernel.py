@@ -20,7 +20,9 @@ pattern class, -1 for filling one's own eye; own-eye flags), `mogo` (per mover c
 of the packed row: 1 where one of MoGo's patterns matches 3x3 code k; the rule-based
 playouts', policies/builtin.mogo_code_bits), `sq_ld`/`sq_li`/`pt_ld`
 (shape2x2 tables, see features.shape2x2_layout), `pat_offs`/`pat_perm`/`pat_keys`/`pat_vals`/
-`pat_hkeys`/`pat_hvals` (large patterns, see `move_scores` and policies/patterns.py).  Build
+`pat_hkeys`/`pat_hvals` (large patterns, see `move_scores` and policies/patterns.py), `balance`
+(the rule-based playouts' one piece of state, their mutual-atari balancer: policies/rulebased.py's
+`balancer_refuses`; it lives as long as the policy, as Fuego's lives as long as its thread).  Build
 policies with policies.load_policy; `with_gain` makes a colder or hotter copy.
 
 Three functions form the interface the engine uses (and `playout_with_grad`, the same playout
@@ -60,7 +62,7 @@ from policies.softmax import (EXCLUDED_SCORE, LOG_CLAMP, NO_RULES, RULE_CAPTURES
                               RULE_MERCY, RULE_NAKADE, run_playout, scores)
 
 Policy = namedtuple("Policy", "kind size theta etheta pclass eye mogo sq_ld sq_li pt_ld "
-                               "pat_offs pat_perm pat_keys pat_vals pat_hkeys pat_hvals")
+                               "pat_offs pat_perm pat_keys pat_vals pat_hkeys pat_hvals balance")
 
 
 def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None, pt_ld=None,
@@ -85,7 +87,7 @@ def make_policy(kind, size, theta, pclass=None, eye=None, sq_ld=None, sq_li=None
                   table(pt_ld, np.zeros(1), np.int32), np.ascontiguousarray(offs, np.int64),
                   np.ascontiguousarray(perm, np.int64), np.ascontiguousarray(keys, np.int64),
                   np.ascontiguousarray(vals, np.float64), np.ascontiguousarray(hkeys, np.int64),
-                  np.ascontiguousarray(hvals, np.float64))
+                  np.ascontiguousarray(hvals, np.float64), np.zeros(1, np.int64))
 
 
 def with_gain(pol, gain):
@@ -160,7 +162,8 @@ def borrowed_policy(pol):
                   borrow(pol.eye), borrow(pol.mogo), borrow(pol.sq_ld), borrow(pol.sq_li),
                   borrow(pol.pt_ld),
                   borrow(pol.pat_offs), borrow(pol.pat_perm), borrow(pol.pat_keys),
-                  borrow(pol.pat_vals), borrow(pol.pat_hkeys), borrow(pol.pat_hvals))
+                  borrow(pol.pat_vals), borrow(pol.pat_hkeys), borrow(pol.pat_hvals),
+                  borrow(pol.balance))
 
 
 @njit(cache=True, nogil=True)

@@ -15,7 +15,12 @@ another eye lives anyway, and the throw-in only hands it the capture: a seki the
 broke, and so misjudged (BENCHMARKS.md, session 53).  Such a throw-in is refused only when it
 would be played: when the self-atari correction turns it into its chain's connection at the
 other liberty, it is let through, since refusing it kept groups with one eye alive for ever
-(session 62).
+(session 62).  Refusals of mutual ataris go through Fuego's *balancer* (`balancer_refuses`):
+a colour's are granted while it has had at most 100 more refused than the other colour, over
+all the playouts the policy has played; past that, its mutual ataris are played.  A standoff
+both colours meet (a seki) stays refused; one only one colour meets (a move its side needs,
+say a connection that wins a capturing race through the self-atari correction) is played once
+the balance is spent, which takes Fuego's search a few dozen playouts (session 63).
 
 1. *atari capture*: the last move's chain is in atari: take its liberty;
 2. *atari defence*: chains of the mover's next to the last move in atari: extend at the
@@ -43,9 +48,7 @@ captures (Fuego's GoBoardUtil::SelfAtari).
 
 Fuego's mercy rule is the search's `playout_mercy` (`mercy_stones`).  Left out: Fuego's nakade
 heuristic and fill-board moves (off by default in 1.1), its score bonus (the search's), the
-fixed random order of its empty points within one playout, the balancer that lets a mutual
-atari through when one colour has had 100 more refused than the other, and Fuego's
-colour-specific patterns (here every pattern holds for both colours).  Of the search's playout
+fixed random order of its empty points within one playout, and Fuego's colour-specific patterns (here every pattern holds for both colours).  Of the search's playout
 rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
 belongs to the softmax kinds.
 
@@ -278,6 +281,9 @@ def eye_beside(color, head, libs, libsum, w, p, o):
     return False
 
 
+# Fuego's SgBalancer margin for its mutual-atari filter (GoUctPlayoutPolicy: 100).
+BALANCE_MARGIN = 100
+
 # What `playable` says of a point: the self-atari answer saves the caller from asking again
 # whether the move needs self_atari_correction.
 NOT_PLAYABLE = 0
@@ -293,11 +299,31 @@ def _open(b, p, c):
         and is_legal_inlined(b, p, c)
 
 
+@no_refcount
+def balancer_refuses(balance, c):
+    """Fuego's SgBalancer: may c's mutual atari be refused?  balance[0] counts Black's refusals
+    minus White's; a colour's refusal is granted (and counted) while that count stays within
+    BALANCE_MARGIN in its direction.  A standoff both colours refuse (a seki) stays refused;
+    one that only one colour keeps meeting is let through once it is BALANCE_MARGIN refusals
+    ahead, so a blind spot of one side does not last the whole search.  `balance` of size 0:
+    no balancer, every refusal granted."""
+    if balance.shape[0] == 0:
+        return True
+    if c == BLACK:
+        if balance[0] < BALANCE_MARGIN:
+            balance[0] += 1
+            return True
+    elif balance[0] > -BALANCE_MARGIN:
+        balance[0] -= 1
+        return True
+    return False
+
+
 @no_refcount_inline
-def playable(b, p, c, space):
+def playable(b, p, c, space, balance):
     """Fuego's GeneratePoint: may a playout play c at `p`?  Legal (the simple ko included), not
-    a point `surrounded` by one colour, not a `mutual_atari` (Fuego rejects those through a
-    balancer that keeps the two colours' rejections within 100 of each other: always, here).
+    a point `surrounded` by one colour, not a `mutual_atari` the `balance` lets us refuse
+    (`balancer_refuses`; session 53's throw-ins beside an eye are refused without it).
     NOT_PLAYABLE (false), PLAYABLE or PLAYABLE_SELF_ATARI."""
     if not _open(b, p, c):
         return NOT_PLAYABLE
@@ -306,12 +332,13 @@ def playable(b, p, c, space):
         return PLAYABLE
     m = mutual_atari(b.color, b.head, b.libs, b.libsum, b.csize, b.nxt, b.mark, b.meta, w, p, c, space)
     if m == MUTUAL:
-        return NOT_PLAYABLE
+        if balancer_refuses(balance, c):
+            return NOT_PLAYABLE
     # The throw-in is refused only if it would be played: when the self-atari correction moves
     # it to the chain's other liberty (the throw-in's stones joining a living chain there), the
     # move is that connection, and refusing it would keep the standoff for ever.
-    if m == THROW_IN and self_atari_correction(b, b.color, b.head, b.libs, b.libsum, b.nxt, w,
-                                               p, c) == p:
+    elif m == THROW_IN and self_atari_correction(b, b.color, b.head, b.libs, b.libsum, b.nxt, w,
+                                                 p, c) == p:
         return NOT_PLAYABLE
     return PLAYABLE_SELF_ATARI
 
@@ -324,7 +351,7 @@ def class_weight(pclass, etheta, gmax, code3, p, c):
 
 
 @no_refcount_inline
-def random_move(b, c, rng, space, pclass, etheta, gmax):
+def random_move(b, c, rng, space, balance, pclass, etheta, gmax):
     """The random step: a `playable` point drawn from the empty ones, or PASS; and whether it
     is a self-atari.  `gmax` 0: uniformly (policies/playout.py's uniform_move with Fuego's
     filter: each point tried at most once).  Else by weight (rules3x3): with probability
@@ -346,7 +373,7 @@ def random_move(b, c, rng, space, pclass, etheta, gmax):
             if g < gmax and rand_float(rng) * gmax >= g:
                 refused += 1
                 continue
-        status = playable(b, p, c, space)
+        status = playable(b, p, c, space, balance)
         if status != NOT_PLAYABLE:
             return p, status == PLAYABLE_SELF_ATARI
         k -= 1
@@ -355,7 +382,7 @@ def random_move(b, c, rng, space, pclass, etheta, gmax):
 
 
 @no_refcount
-def add_random_psi(b, c, space, pclass, etheta, gmax, p, grad):
+def add_random_psi(b, c, space, balance, pclass, etheta, gmax, p, grad):
     """grad[c - 1] += psi = grad log pi of the weighted random step's draw `p`: the indicator of
     p's class minus the classes' expectation over the playable points (each `playable` point
     weighs its class weight).  For the trainers; as exact as the draw (FALLBACK_TRIES aside)."""
@@ -364,7 +391,7 @@ def add_random_psi(b, c, space, pclass, etheta, gmax, p, grad):
     total = 0.0
     for i in range(b.meta[M_NEMPTY]):
         q = empties[i]
-        if playable(b, q, c, space) != NOT_PLAYABLE:
+        if playable(b, q, c, space, balance) != NOT_PLAYABLE:
             total += class_weight(pclass, etheta, gmax, code3, q, c)
     if total <= 0.0:
         return
@@ -374,7 +401,7 @@ def add_random_psi(b, c, space, pclass, etheta, gmax, p, grad):
     for i in range(b.meta[M_NEMPTY]):
         q = empties[i]
         kq = pclass[c - 1, code3[q]]
-        if kq >= 0 and playable(b, q, c, space) != NOT_PLAYABLE:
+        if kq >= 0 and playable(b, q, c, space, balance) != NOT_PLAYABLE:
             grad[c - 1, kq] -= etheta[kq] / total
 
 
@@ -387,7 +414,7 @@ def _push(cand, n, p):
 
 
 @no_refcount_inline
-def select_random(b, cand, n, c, rng, space, safe):
+def select_random(b, cand, n, c, rng, space, balance, safe):
     """A playable point drawn uniformly from cand[:n] (repeats weigh more, as in Fuego), the
     unplayable ones dropped as they are drawn, and whether it is a self-atari; -1 when none is.
     `safe`: the listed points are known not to be self-ataris (so not mutual ataris either)."""
@@ -398,7 +425,7 @@ def select_random(b, cand, n, c, rng, space, safe):
             if _open(b, p, c):
                 return p, False
         else:
-            status = playable(b, p, c, space)
+            status = playable(b, p, c, space, balance)
             if status != NOT_PLAYABLE:
                 return p, status == PLAYABLE_SELF_ATARI
         n -= 1
@@ -618,7 +645,7 @@ def run_rules_playout(b, c, rng, owner, pol, moves, replies, mercy, grad):
     gmax = 0.0
     for k in range(pol.etheta.shape[0]):
         gmax = max(gmax, pol.etheta[k])
-    play_rules_moves(b, c, rng, pol.mogo, moves, replies, points,
+    play_rules_moves(b, c, rng, pol.mogo, pol.balance, moves, replies, points,
                      mercy_stones(b.meta[M_SIZE], mercy), pol.pclass, pol.etheta, gmax, grad)
     return area_score(b, owner)
 
@@ -635,7 +662,8 @@ def mercy_stones(size, mercy):
 
 
 @no_refcount
-def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, etheta, gmax, grad):
+def play_rules_moves(b, c, rng, mogo, balance, moves, replies, points, mercy, pclass, etheta, gmax,
+                     grad):
     """run_rules_playout's moves, to the end of the game (two passes or the move cap) or until
     one colour has captured `mercy` stones more than the other (0: no limit), with `points` as
     scratch; random moves by weight when `gmax` > 0 (psi into `grad` when it has columns);
@@ -667,23 +695,23 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
             hl = head[last]
             if libs[hl] == 1:
                 cand[0] = libsum[hl]
-                p, risky = select_random(b, cand, 1, c, rng, space, False)
+                p, risky = select_random(b, cand, 1, c, rng, space, balance, False)
             if p < 0:
                 n = atari_defence(color, head, libs, libsum, nxt, w, last, c, cand)
-                p, risky = select_random(b, cand, n, c, rng, space, False)
+                p, risky = select_random(b, cand, n, c, rng, space, balance, False)
             if p < 0:
                 n = low_liberty_moves(color, head, libs, libsum, nxt, w, last, c, cand)
-                p, risky = select_random(b, cand, n, c, rng, space, True)
+                p, risky = select_random(b, cand, n, c, rng, space, balance, True)
             if p < 0:
                 last2 = meta[M_LAST2]
                 if last2 >= 0 and color[last2] == EMPTY:
                     last2 = -1
                 n = pattern_moves(color, head, libs, libsum, nxt, code3, w, mogo, last, last2, c, cand)
-                p, risky = select_random(b, cand, n, c, rng, space, True)
+                p, risky = select_random(b, cand, n, c, rng, space, balance, True)
         if p < 0:
             p = stored_reply(replies, meta, c)
             if p >= 0:
-                status = playable(b, p, c, space)
+                status = playable(b, p, c, space, balance)
                 risky = status == PLAYABLE_SELF_ATARI
                 if status == NOT_PLAYABLE:
                     p = -1
@@ -692,9 +720,9 @@ def play_rules_moves(b, c, rng, mogo, moves, replies, points, mercy, pclass, eth
             p, natari = capture_move(color, head, libs, w, c, ko, atari, natari, rng)
             risky = True
         if p < 0:
-            p, risky = random_move(b, c, rng, space, pclass, etheta, gmax)
+            p, risky = random_move(b, c, rng, space, balance, pclass, etheta, gmax)
             if p >= 0 and gmax > 0.0 and grad.shape[1] > 0:
-                add_random_psi(b, c, space, pclass, etheta, gmax, p, grad)
+                add_random_psi(b, c, space, balance[:0], pclass, etheta, gmax, p, grad)
         if p >= 0 and risky:
             p = self_atari_correction(b, color, head, libs, libsum, nxt, w, p, c)
         if t < nrec:

@@ -12,11 +12,12 @@ from engine.core.rng import make_rng
 from policies import load_policy
 from policies.builtin import mogo_code_bits, mogo_code_table
 from policies.features import N_PAT, NCODES, RULES, code_at, libs_after
-from policies.kernel import NO_REPLIES, NO_RULES, playout_moves, playout_with_grad
+from policies.kernel import (NO_REPLIES, NO_RULES, playout_moves, playout_with_grad,
+                             run_playouts)
 from policies.loader import rules_policy
 from policies.playout import move_cap
-from policies.rulebased import (MAX_CANDIDATES, PLAYABLE_SELF_ATARI, add_random_psi,
-                                atari_defence, gains_liberties, low_liberty_moves,
+from policies.rulebased import (BALANCE_MARGIN, MAX_CANDIDATES, NOT_PLAYABLE,
+                                PLAYABLE_SELF_ATARI, add_random_psi, atari_defence, gains_liberties, low_liberty_moves,
                                 matches_mogo, mercy_stones, nakade_shape, playable,
                                 run_rules_playout, random_move, self_atari,
                                 self_atari_correction, surrounded)
@@ -24,6 +25,8 @@ from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
 from test_policy_softmax import chi_square, rejects, replayed
+
+NO_BALANCE = np.zeros(0, np.int64)   # `playable` with no balancer: every mutual atari refused
 
 
 @pytest.fixture(scope="module")
@@ -144,17 +147,17 @@ def test_playable_refuses_eyes_and_mutual_ataris():
         O O O O X
         . X . O X""")
     space = np.zeros(8, np.int64)
-    assert is_legal(b, v("A1"), WHITE) and not playable(b, v("A1"), WHITE, space)
-    assert playable(b, v("A1"), BLACK, space)
-    assert playable(b, v("C5"), WHITE, space)
+    assert is_legal(b, v("A1"), WHITE) and not playable(b, v("A1"), WHITE, space, NO_BALANCE)
+    assert playable(b, v("A1"), BLACK, space, NO_BALANCE)
+    assert playable(b, v("C5"), WHITE, space, NO_BALANCE)
     b = board_from_ascii("""
         . . . . .
         . . . . .
         . . . . .
         X X . . .
         . X . . .""")
-    assert not playable(b, v("A1"), BLACK, space)   # Black's own eye
-    assert not playable(b, v("A1"), WHITE, space)   # suicide
+    assert not playable(b, v("A1"), BLACK, space, NO_BALANCE)   # Black's own eye
+    assert not playable(b, v("A1"), WHITE, space, NO_BALANCE)   # suicide
 
 
 def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
@@ -173,11 +176,38 @@ def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
         . O X X ."""
     b = board_from_ascii(seki)
     assert is_legal(b, v("B3"), BLACK) and self_atari(*arrays(b), v("B3"), BLACK)
-    assert not playable(b, v("B3"), BLACK, space)
-    assert not playable(b, v("B3"), WHITE, space)          # eight stones: Fuego's mutual atari
+    assert not playable(b, v("B3"), BLACK, space, NO_BALANCE)
+    assert not playable(b, v("B3"), WHITE, space, NO_BALANCE)   # eight stones: Fuego's mutual atari
     b = board_from_ascii(seki.replace(". O X X .", ". X X X ."))
-    assert playable(b, v("B3"), BLACK, space) == PLAYABLE_SELF_ATARI
-    assert not playable(b, v("B3"), WHITE, space)
+    assert playable(b, v("B3"), BLACK, space, NO_BALANCE) == PLAYABLE_SELF_ATARI
+    assert not playable(b, v("B3"), WHITE, space, NO_BALANCE)
+
+
+def test_the_balancer_lets_a_colour_through_once_it_has_refused_margin_more_than_the_other():
+    """Fuego's SgBalancer: White's eight-stone mutual atari B3 in the seki above is refused while
+    White's refusals stay within BALANCE_MARGIN of Black's, then let through; one refusal of
+    Black's (the same position, colours swapped) makes room for one more of White's.  No
+    balancer: always refused."""
+    v = vertices(5)
+    space = np.zeros(8, np.int64)
+    seki = """
+        . X O X .
+        X X O X .
+        O . O X .
+        O O O X .
+        . O X X ."""
+    b = board_from_ascii(seki)
+    swapped = board_from_ascii(seki.replace("X", "x").replace("O", "X").replace("x", "O"))
+    balance = np.zeros(1, np.int64)
+    for _ in range(BALANCE_MARGIN):
+        assert playable(b, v("B3"), WHITE, space, balance) == NOT_PLAYABLE
+    assert balance[0] == -BALANCE_MARGIN
+    assert playable(b, v("B3"), WHITE, space, balance) == PLAYABLE_SELF_ATARI
+    assert playable(b, v("B3"), WHITE, space, NO_BALANCE) == NOT_PLAYABLE
+    assert playable(swapped, v("B3"), BLACK, space, balance) == NOT_PLAYABLE
+    assert balance[0] == -BALANCE_MARGIN + 1
+    assert playable(b, v("B3"), WHITE, space, balance) == NOT_PLAYABLE
+    assert playable(b, v("B3"), WHITE, space, balance) == PLAYABLE_SELF_ATARI
 
 
 def test_a_throw_in_the_correction_turns_into_a_connection_is_played_as_the_connection():
@@ -201,8 +231,34 @@ def test_a_throw_in_the_correction_turns_into_a_connection_is_played_as_the_conn
         . X . X X O . X X""")
     g1 = v("G1")
     assert self_atari(*arrays(b), g1, BLACK) and is_legal(b, g1, BLACK)
-    assert playable(b, g1, BLACK, space) == PLAYABLE_SELF_ATARI
+    assert playable(b, g1, BLACK, space, NO_BALANCE) == PLAYABLE_SELF_ATARI
     assert self_atari_correction(b, *arrays(b), g1, BLACK) == v("J2")
+
+
+def test_the_balancer_ends_a_blind_spot_that_only_one_colour_meets():
+    """From a game Simbal resigned against Fuego (s58/pv100-1s/game-0095 at move 61, White to
+    move): Black's H1-H2-G2 and White's J2 share J1; Black J1 is a mutual atari (four stones),
+    which the correction would play as G1, the connection that wins the race against White's
+    one-eyed chain.  White never meets a mutual atari here, so with the balancer Black's
+    refusals run out and the playouts find the kill (Fuego's search does the same: its playouts
+    turn after a few dozen); without it White lives in almost every playout (BENCHMARKS.md,
+    session 63)."""
+    b = board_from_ascii("""
+        . O . O X X X . .
+        O X O O O X . X X
+        . X . O X X X O O
+        . X O . . . X O .
+        X O O X X . X O X
+        O O . X O . X O O
+        . X O X O O O O .
+        . O . X X O X X O
+        . . . X X X . X .""")
+    n = 400
+    white = {}
+    for name, balance in (("none", NO_BALANCE), ("balanced", np.zeros(1, np.int64))):
+        pol = load_policy("rules", 9)._replace(balance=balance)
+        white[name] = 1 - run_playouts(b, WHITE, n, make_rng(1), 7.5, pol) / n
+    assert white["none"] > 0.8 and white["balanced"] < 0.35, white
 
 
 def test_corrections_replace_self_ataris_by_better_points():
@@ -327,7 +383,7 @@ def test_pattern_moves_are_uniform_among_the_matches(rules):
         listed += [q for q in ring(last2) if color[q] == EMPTY and q not in ring(last)]
         expected = [q for q in listed if table[c - 1, code_at(color, w, q)]
                     and not self_atari(color, head, libs, libsum, nxt, w, q, c)
-                    and playable(b, q, c, space)]
+                    and playable(b, q, c, space, NO_BALANCE)]
         if len(expected) < 3:
             continue
         n = 3000
@@ -364,7 +420,8 @@ def test_playouts_are_legal_games_that_end_with_nothing_playable(rules, seed):
     assert all(b.code3[p] == code_at(b.color, w, p) for p in on_board)   # kept by the inlined play
     space = np.zeros(8, np.int64)
     for p in b.empties[:b.meta[M_NEMPTY]]:
-        assert not playable(b, int(p), BLACK, space) and not playable(b, int(p), WHITE, space)
+        assert not playable(b, int(p), BLACK, space, NO_BALANCE) \
+            and not playable(b, int(p), WHITE, space, NO_BALANCE)
 
 
 def test_mercy_stones_is_fuegos_share_of_the_board():
@@ -422,7 +479,7 @@ def random_step_probabilities(b, c, pol):
     probs = np.zeros(b.color.shape[0])
     for p in b.empties[:b.meta[M_NEMPTY]]:
         p = int(p)
-        if playable(b, p, c, space):
+        if playable(b, p, c, space, NO_BALANCE):
             probs[p] = pol.etheta[pol.pclass[c - 1, code_at(color, w, p)]]
     return probs / probs.sum()
 
@@ -457,7 +514,7 @@ def test_weighted_random_step_follows_the_class_weights():
         n = 40_000
         counts = np.zeros(b.color.shape[0], np.int64)
         for _ in range(n):
-            p, _ = random_move(b, c, rng, space, pol.pclass, pol.etheta, gmax)
+            p, _ = random_move(b, c, rng, space, NO_BALANCE, pol.pclass, pol.etheta, gmax)
             counts[p] += 1
         assert points_of(counts) == set(np.nonzero(probs)[0].tolist())
         assert not rejects(*chi_square(counts, probs, n)), seed
@@ -474,7 +531,7 @@ def test_random_step_psi_is_the_class_indicator_minus_its_expectation():
     probs = random_step_probabilities(b, c, pol)
     p = int(np.argmax(probs))
     grad = np.zeros((2, N_PAT))
-    add_random_psi(b, c, space, pol.pclass, pol.etheta, gmax, p, grad)
+    add_random_psi(b, c, space, NO_BALANCE, pol.pclass, pol.etheta, gmax, p, grad)
     expected = np.zeros(N_PAT)
     expected[pol.pclass[c - 1, code_at(color, w, p)]] += 1.0
     for q in np.nonzero(probs)[0]:

@@ -385,7 +385,9 @@ def random_move(b, c, rng, space, balance, pclass, etheta, gmax):
 def add_random_psi(b, c, space, balance, pclass, etheta, gmax, p, grad):
     """grad[c - 1] += psi = grad log pi of the weighted random step's draw `p`: the indicator of
     p's class minus the classes' expectation over the playable points (each `playable` point
-    weighs its class weight).  For the trainers; as exact as the draw (FALLBACK_TRIES aside)."""
+    weighs its class weight; `balance` as `playable`'s, which the caller gives none of, so that
+    asking does not spend it: the balancer's rare let-through mutual ataris are left out of the
+    expectation).  For the trainers; as exact as the draw (those and FALLBACK_TRIES aside)."""
     code3 = b.code3
     empties = b.empties
     total = 0.0

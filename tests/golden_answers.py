@@ -16,7 +16,8 @@ line), never through module paths.
 Answers that changed on purpose were re-recorded for their case alone: the `rules-greedy-rave`
 case in session 53, when the rule-based playouts' mutual-atari filter began to refuse
 nakade-shaped throw-ins beside a chain with an eye (policies/rulebased.py), and again in
-session 62, when it let through those the self-atari correction turns into a connection.
+session 62, when it let through those the self-atari correction turns into a connection, and
+in session 63, when its refusals of mutual ataris began to go through Fuego's balancer.
 
 Uniform playouts are recorded with the playout rules off: issue 20 gives every policy the
 same playout rules, so uniform playouts with the default rules changed on purpose.

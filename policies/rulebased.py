@@ -48,9 +48,10 @@ captures (Fuego's GoBoardUtil::SelfAtari).
 
 Fuego's mercy rule is the search's `playout_mercy` (`mercy_stones`).  Left out: Fuego's nakade
 heuristic and fill-board moves (off by default in 1.1), its score bonus (the search's), the
-fixed random order of its empty points within one playout, and Fuego's colour-specific patterns (here every pattern holds for both colours).  Of the search's playout
-rules table, the mercy rule alone is read here; the rest (ladders, fight answers, nakade)
-belongs to the softmax kinds.
+fixed random order of its empty points within one playout, and Fuego's colour-specific
+patterns (here every pattern holds for both colours).  Of the search's playout rules table, the
+mercy rule alone is read here; the rest (ladders, fight answers, nakade) belongs to the softmax
+kinds.
 
 The policy's tables are `mogo[c - 1]`: bit `code` set where the 3x3 code around a point matches
 a MoGo pattern (policies/builtin.py's mogo_code_bits: `matches_mogo`); and, with weights,
@@ -385,9 +386,9 @@ def random_move(b, c, rng, space, balance, pclass, etheta, gmax):
 def add_random_psi(b, c, space, balance, pclass, etheta, gmax, p, grad):
     """grad[c - 1] += psi = grad log pi of the weighted random step's draw `p`: the indicator of
     p's class minus the classes' expectation over the playable points (each `playable` point
-    weighs its class weight; `balance` as `playable`'s, which the caller gives none of, so that
-    asking does not spend it: the balancer's rare let-through mutual ataris are left out of the
-    expectation).  For the trainers; as exact as the draw (those and FALLBACK_TRIES aside)."""
+    weighs its class weight).  The playouts pass an empty `balance`, so that asking does not
+    spend theirs; the mutual ataris their balancer lets through are then left out of the
+    expectation.  For the trainers; as exact as the draw (those and FALLBACK_TRIES aside)."""
     code3 = b.code3
     empties = b.empties
     total = 0.0

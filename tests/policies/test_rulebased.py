@@ -17,10 +17,10 @@ from policies.kernel import (NO_REPLIES, NO_RULES, playout_moves, playout_with_g
 from policies.loader import rules_policy
 from policies.playout import move_cap
 from policies.rulebased import (BALANCE_MARGIN, MAX_CANDIDATES, NOT_PLAYABLE,
-                                PLAYABLE_SELF_ATARI, add_random_psi, atari_defence, gains_liberties, low_liberty_moves,
-                                matches_mogo, mercy_stones, nakade_shape, playable,
-                                run_rules_playout, random_move, self_atari,
-                                self_atari_correction, surrounded)
+                                PLAYABLE_SELF_ATARI, add_random_psi, atari_defence,
+                                gains_liberties, low_liberty_moves, matches_mogo,
+                                mercy_stones, nakade_shape, playable, run_rules_playout,
+                                random_move, self_atari, self_atari_correction, surrounded)
 from policies.weights import WeightFileError, read_weights, write_weights
 from helpers import board_from_ascii
 from test_local_playouts import first_move_counts
@@ -160,6 +160,15 @@ def test_playable_refuses_eyes_and_mutual_ataris():
     assert not playable(b, v("A1"), WHITE, space, NO_BALANCE)   # suicide
 
 
+# Black's nakade-shaped throw-in B3 beside White's chain with an eye at A1: a seki (session 53).
+SEKI_5X5 = """
+        . X O X .
+        X X O X .
+        O . O X .
+        O O O X .
+        . O X X ."""
+
+
 def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
     """Black's pyramid B3-B4-A4-B5 would be in atari at A5, and White's chain, whose other
     liberty is its eye A1, in atari too: a seki.  Fuego lets the nakade shape through, but White
@@ -168,17 +177,11 @@ def test_a_nakade_throw_in_beside_a_chain_with_an_eye_is_a_mutual_atari():
     let through, a self-atari."""
     v = vertices(5)
     space = np.zeros(8, np.int64)
-    seki = """
-        . X O X .
-        X X O X .
-        O . O X .
-        O O O X .
-        . O X X ."""
-    b = board_from_ascii(seki)
+    b = board_from_ascii(SEKI_5X5)
     assert is_legal(b, v("B3"), BLACK) and self_atari(*arrays(b), v("B3"), BLACK)
     assert not playable(b, v("B3"), BLACK, space, NO_BALANCE)
-    assert not playable(b, v("B3"), WHITE, space, NO_BALANCE)   # eight stones: Fuego's mutual atari
-    b = board_from_ascii(seki.replace(". O X X .", ". X X X ."))
+    assert not playable(b, v("B3"), WHITE, space, NO_BALANCE)   # eight stones: a mutual atari
+    b = board_from_ascii(SEKI_5X5.replace(". O X X .", ". X X X ."))
     assert playable(b, v("B3"), BLACK, space, NO_BALANCE) == PLAYABLE_SELF_ATARI
     assert not playable(b, v("B3"), WHITE, space, NO_BALANCE)
 
@@ -190,14 +193,8 @@ def test_the_balancer_lets_a_colour_through_once_it_has_refused_margin_more_than
     balancer: always refused."""
     v = vertices(5)
     space = np.zeros(8, np.int64)
-    seki = """
-        . X O X .
-        X X O X .
-        O . O X .
-        O O O X .
-        . O X X ."""
-    b = board_from_ascii(seki)
-    swapped = board_from_ascii(seki.replace("X", "x").replace("O", "X").replace("x", "O"))
+    b = board_from_ascii(SEKI_5X5)
+    swapped = board_from_ascii(SEKI_5X5.replace("X", "x").replace("O", "X").replace("x", "O"))
     balance = np.zeros(1, np.int64)
     for _ in range(BALANCE_MARGIN):
         assert playable(b, v("B3"), WHITE, space, balance) == NOT_PLAYABLE

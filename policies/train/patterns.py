@@ -12,7 +12,8 @@ two nearest edges, opening or not) whose weight is fitted alongside: H_base + w[
 w[location].
 
 `simbal train-prior` (engine/lab/cli/train.py) runs it and writes the base weights plus the
-patterns as one weight file, the engine's `--prior`.
+patterns as one weight file, the engine's `--prior`.  `simbal eval prior` measures finished
+priors on expert moves with `prior_accuracy`.
 """
 import numpy as np
 
@@ -23,6 +24,22 @@ from policies.patterns import codes_of, layout
 from policies.softmax import EXCLUDED_SCORE
 
 
+def _expert_among_candidates(pos, policy):
+    """(board, colour, the points `policy` plays here, their scores, the index of the expert
+    move among them), or None when the expert passes or plays a point the policy does not."""
+    if pos.expert is None or pos.expert == "pass":
+        return None
+    b, c = position_board(pos)
+    a = parse_vertex(pos.expert, pos.size)
+    s = np.full(b.color.shape[0], EXCLUDED_SCORE)
+    move_scores(b, c, policy, s)
+    points = np.flatnonzero(s > EXCLUDED_SCORE)
+    where = np.flatnonzero(points == a)
+    if where.size == 0:
+        return None
+    return b, c, points, s[points], int(where[0])
+
+
 def candidates(positions, base, radius, locations=False):
     """Per usable position (an expert move the base policy plays, not a pass): (base scores
     of the candidates, their codes [candidates, 1 or 2 with `locations`], index of the expert
@@ -30,20 +47,34 @@ def candidates(positions, base, radius, locations=False):
     offs, perm = layout(radius)
     out = []
     for pos in positions:
-        if pos.expert is None or pos.expert == "pass":
+        found = _expert_among_candidates(pos, base)
+        if found is None:
             continue
-        b, c = position_board(pos)
-        a = parse_vertex(pos.expert, pos.size)
-        s = np.full(b.color.shape[0], EXCLUDED_SCORE)
-        move_scores(b, c, base, s)
-        points = np.flatnonzero(s > EXCLUDED_SCORE)
-        where = np.flatnonzero(points == a)
-        if where.size == 0:
-            continue
+        b, c, points, scores, expert = found
         codes = np.empty((points.size, 2 if locations else 1), np.int64)
         codes_of(b, c, offs, perm, points, codes)
-        out.append((s[points], codes, int(where[0])))
+        out.append((scores, codes, expert))
     return out
+
+
+def prior_accuracy(positions, policy):
+    """How well a whole prior (its softmax weights and large patterns, as the engine scores
+    moves) predicts the expert moves: {"positions": usable positions, "top1": share whose
+    expert move it scores highest, "log_likelihood": mean log-probability of the expert move}.
+    Positions whose expert passes or plays a point the policy excludes are left out, as in
+    training."""
+    hits, loglik, n = 0, 0.0, 0
+    for pos in positions:
+        found = _expert_among_candidates(pos, policy)
+        if found is None:
+            continue
+        _, _, _, h, expert = found
+        h = h - h.max()
+        hits += int(np.argmax(h) == expert)
+        loglik += h[expert] - np.log(np.exp(h).sum())
+        n += 1
+    return {"positions": n, "top1": hits / n if n else float("nan"),
+            "log_likelihood": loglik / n if n else float("nan")}
 
 
 def _indexed(items, keys):

@@ -18,7 +18,7 @@ from policies.patterns import (add_scores, hashed_weight, code_at, is_opening_lo
                                layout, location_base, location_code, offsets, pattern_hash,
                                raw_code)
 from policies.softmax import EXCLUDED_SCORE
-from policies.train.patterns import fit
+from policies.train.patterns import fit, prior_accuracy
 from policies.weights import feature_names
 
 from helpers import board_from_ascii
@@ -275,6 +275,36 @@ def test_train_prior_writes_a_prior_the_engine_plays_with(tmp_path):
     r = runner.invoke(main, ["train-prior", "--data", str(tmp_path / "none.jsonl"), "--base",
                              "handcrafted", "--out", str(tmp_path / "x.json")])
     assert r.exit_code != 0 and "none.jsonl" in r.output and "Traceback" not in r.output
+
+
+def test_eval_prior_measures_how_often_a_prior_ranks_the_expert_move_first(tmp_path):
+    data = tmp_path / "moves.jsonl"
+    positions = corner_positions(24) + [Position("p", 9, 7.0, [], "B", expert="pass")]
+    write_positions(data, positions, {"command": "test"})
+    zero = write_weights(tmp_path / "zero.json", "pattern3x3", [9],
+                         np.zeros(len(feature_names("pattern3x3", 9))), PROV)
+    flat = prior_accuracy(positions, load_policy(str(zero), 9))
+    assert flat["positions"] == 24                           # the pass is left out
+    assert flat["log_likelihood"] == pytest.approx(-np.log(81))
+    assert flat["top1"] == 0.0                               # ties go to the first point, A1
+    fitted = tmp_path / "prior.json"
+    runner = CliRunner()
+    r = runner.invoke(main, ["train-prior", "--data", str(data), "--base", str(zero),
+                             "--min-count", "1", "--out", str(fitted)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["eval", "prior", "--positions", str(data), str(zero), str(fitted)])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in r.stdout.strip().splitlines()]
+    assert [row["prior"] for row in rows] == [str(zero), str(fitted)]
+    assert rows[0]["top1"] == 0.0 and rows[0]["top1_95"][0] == 0.0
+    # The 3-3 points are alike to any pattern: the fitted prior splits its mass among the
+    # four, so it ranks the expert's corner first a quarter of the time.
+    assert rows[1]["top1"] == pytest.approx(0.25)
+    assert rows[1]["log_likelihood"] > -np.log(4) - 0.5
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    r = runner.invoke(main, ["eval", "prior", "--positions", str(data), str(bad)])
+    assert r.exit_code != 0 and "bad.json" in r.output and "Traceback" not in r.output
 
 
 def location(size, vertex, stones=0):

@@ -1,6 +1,7 @@
 """`simbal data` (position sets, labels, expert moves, depth-2 trees) and `simbal eval` (the
-accuracy of Monte-Carlo evaluation against labels).  Options and output only: the work is in
-policies.data (positions, labels, evaluate; formats in policies/DATA.md)."""
+accuracy of Monte-Carlo evaluation against labels, and of tree priors on expert moves).
+Options and output only: the work is in policies.data (positions, labels, evaluate; formats
+in policies/DATA.md) and policies.train.patterns (a prior's accuracy)."""
 import json
 from contextlib import ExitStack
 
@@ -184,7 +185,7 @@ def data_depth2(in_path, out, playouts, weights, oracle, seed, limit, between, b
 
 @click.group("eval")
 def eval_group():
-    """Accuracy of Monte-Carlo evaluation (policies/data/evaluate.py)."""
+    """Accuracy of Monte-Carlo evaluation (policies/data/evaluate.py) and of tree priors."""
 
 
 @eval_group.command("mse")
@@ -226,6 +227,36 @@ def eval_mse(positions, weights, sims, against, rules, params, target, seed, wor
     except ValueError as e:   # WeightFileError names the file
         raise click.BadParameter(str(e), param_hint="--weights") from None
     click.echo(json.dumps(result))
+
+
+@eval_group.command("prior")
+@click.option("--positions", required=True, type=click.Path(dir_okay=False),
+              help="Positions with expert moves (`simbal data sgf --player`, `simbal data "
+                   "experts`).")
+@click.argument("priors", nargs=-1, required=True)
+def eval_prior(positions, priors):
+    """How well each of PRIORS (a prior weight file, as `--prior`, or a built-in policy)
+    predicts the expert moves: the share it ranks first (Wilson 95% interval) and the mean
+    log-likelihood, one JSON line a prior, on the same positions."""
+    from engine.lab.match import wilson_interval
+    from policies.data.files import read_positions
+    from policies.loader import load_policy
+    from policies.train.patterns import prior_accuracy
+    items = _data_errors(lambda: read_positions(positions))
+    sizes = sorted({pos.size for pos in items})
+    if len(sizes) != 1:
+        raise click.ClickException(f"{positions}: expected positions of one board size, "
+                                   f"found {sizes or 'none'}")
+    size = sizes[0]
+    for spec in priors:
+        try:
+            policy = load_policy(spec, size)
+        except ValueError as e:   # WeightFileError names the file
+            raise click.BadParameter(str(e), param_hint="PRIORS") from None
+        report = prior_accuracy(items, policy)
+        hits = round(report["top1"] * report["positions"])
+        report["top1_95"] = list(wilson_interval(hits, report["positions"]))
+        click.echo(json.dumps({"prior": spec, **report}))
 
 
 @eval_group.command("twostep")

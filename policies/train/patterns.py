@@ -59,21 +59,13 @@ def candidates(positions, base, radius, locations=False):
 
 def prior_accuracy(positions, policy):
     """How well a whole prior (its softmax weights and large patterns, as the engine scores
-    moves) predicts the expert moves: {"positions": usable positions, "top1": share whose
-    expert move it scores highest, "log_likelihood": mean log-probability of the expert move}.
-    Positions whose expert passes or plays a point the policy excludes are left out, as in
-    training."""
-    hits, loglik, n = 0, 0.0, 0
-    for pos in positions:
-        found = _expert_among_candidates(pos, policy)
-        if found is None:
-            continue
-        _, _, _, h, expert = found
-        h = h - h.max()
-        hits += int(np.argmax(h) == expert)
-        loglik += h[expert] - np.log(np.exp(h).sum())
-        n += 1
-    return {"positions": n, "top1": hits / n if n else float("nan"),
+    moves) predicts the expert moves: {"positions": usable positions, "hits": those whose
+    expert move it scores highest, "top1": their share, "log_likelihood": mean log-probability
+    of the expert move}.  Positions whose expert passes or plays a point the policy excludes
+    are left out, as in training."""
+    found = (_expert_among_candidates(pos, policy) for pos in positions)
+    hits, loglik, n = _hits_and_loglik((f[3], f[4]) for f in found if f is not None)
+    return {"positions": n, "hits": hits, "top1": hits / n if n else float("nan"),
             "log_likelihood": loglik / n if n else float("nan")}
 
 
@@ -92,17 +84,22 @@ def _scores(scores, w, idx):
     return scores + w[idx].sum(axis=1)
 
 
-def measure(items, w):
-    """(top-1 accuracy, mean log-likelihood) of the expert moves under base + w."""
-    if not items:
-        return float("nan"), float("nan")
-    hits, loglik = 0, 0.0
-    for scores, idx, expert in items:
-        h = _scores(scores, w, idx)
+def _hits_and_loglik(scored):
+    """(expert moves scored highest, summed log-probability of the expert moves, positions)
+    over (candidate scores, index of the expert move) pairs."""
+    hits, loglik, n = 0, 0.0, 0
+    for h, expert in scored:
         h = h - h.max()
         hits += int(np.argmax(h) == expert)
         loglik += h[expert] - np.log(np.exp(h).sum())
-    return hits / len(items), loglik / len(items)
+        n += 1
+    return hits, loglik, n
+
+
+def measure(items, w):
+    """(top-1 accuracy, mean log-likelihood) of the expert moves under base + w."""
+    hits, loglik, n = _hits_and_loglik((_scores(s, w, idx), e) for s, idx, e in items)
+    return (hits / n, loglik / n) if n else (float("nan"), float("nan"))
 
 
 def fit(train, test, base, radius=3, min_count=2, epochs=4, alpha=0.1, l2=0.001, seed=0,

@@ -284,7 +284,7 @@ def test_eval_prior_measures_how_often_a_prior_ranks_the_expert_move_first(tmp_p
     zero = write_weights(tmp_path / "zero.json", "pattern3x3", [9],
                          np.zeros(len(feature_names("pattern3x3", 9))), PROV)
     flat = prior_accuracy(positions, load_policy(str(zero), 9))
-    assert flat["positions"] == 24                           # the pass is left out
+    assert flat["positions"] == 24 and flat["hits"] == 0     # the pass is left out
     assert flat["log_likelihood"] == pytest.approx(-np.log(81))
     assert flat["top1"] == 0.0                               # ties go to the first point, A1
     fitted = tmp_path / "prior.json"

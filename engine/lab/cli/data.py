@@ -254,8 +254,7 @@ def eval_prior(positions, priors):
         except ValueError as e:   # WeightFileError names the file
             raise click.BadParameter(str(e), param_hint="PRIORS") from None
         report = prior_accuracy(items, policy)
-        hits = round(report["top1"] * report["positions"])
-        report["top1_95"] = list(wilson_interval(hits, report["positions"]))
+        report["top1_95"] = list(wilson_interval(report["hits"], report["positions"]))
         click.echo(json.dumps({"prior": spec, **report}))
 
 

@@ -132,7 +132,8 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
     constant; so normalised, progressive bias only ever holds worse moves back).  With RAVE
     and `prior_visits`, a child also starts with that many virtual AMAF games won at the rate
     sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
-    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it.
+    (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it;
+    with `rave_inherit`, up to that many more at the rate the same move has two plies up.
     `moves` (points + 1), `h`, `order` and `tmp` (points each) are scratch, and `ls` the ladder
     reading's (engine/tactics/ladders.py's LadderScratch)."""
     # Borrowed views: the loops below read the records' fields once a point or child, which
@@ -176,6 +177,8 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
         if prior_n > 0.0:
             tree.rave_n[j] = prior_n
             tree.rave_w[j] = prior_n / (1.0 + np.exp(-params.prior_gain * (prior - mean)))
+    if params.rave > 0.0 and params.rave_inherit > 0.0:
+        _inherit_rave(tree, node, start, count, prior_n, params.rave_inherit, tmp)
     tree.child_start[node] = start
     tree.n_child[node] = count + 1
     # A heuristic that cannot tell the moves apart (the uniform policy) must not prune them:
@@ -184,6 +187,37 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
     flat = count == 0 or top == low
     tree.allowed[node] = count + 1 if flat else 0
     return True
+
+
+@njit(cache=True, nogil=True)
+def _inherit_rave(tree, node, start, count, prior_n, cap, where):
+    """Give the `count` new children of `node` (from `start`, PASS after them) up to `cap`
+    AMAF games each of the same move at the node's grandparent, where the same colour was to
+    move, at the rate seen there (its virtual prior games not counted in the number, the
+    rate taken whole).  The grandparent's AMAF value is global knowledge the local pattern
+    prior lacks: which points mattered two plies ago, from many more simulations than the new
+    node will see for a while.  `where` (points) is scratch: each point's child index at the
+    grandparent."""
+    parent = tree.parent[node]
+    if parent < 0:
+        return
+    grand = tree.parent[parent]
+    if grand < 0 or tree.n_child[grand] == 0:
+        return
+    where[:] = -1
+    first = tree.child_start[grand]
+    for k in range(first, first + tree.n_child[grand] - 1):   # PASS is last
+        where[tree.move[k]] = k
+    for j in range(start, start + count):
+        k = where[tree.move[j]]
+        if k < 0:
+            continue
+        real = tree.rave_n[k] - prior_n
+        if real < 1.0:
+            continue
+        n = min(real, cap)
+        tree.rave_n[j] += n
+        tree.rave_w[j] += n * tree.rave_w[k] / tree.rave_n[k]
 
 
 @njit(cache=True)

@@ -37,6 +37,10 @@ PARAMS = (
                           "many plies below the search's root (0: at every depth); a reused "
                           "subtree keeps its nodes' readings, so from 3 up the next move's "
                           "root, two plies down, has always been read"),
+    ("rave_inherit", 0.0, "RAVE: a new node's children start with up to this many of their "
+                          "grandparent's all-moves-as-first games for the same move (the same "
+                          "colour to move two plies up), at its rate, beside the prior's virtual "
+                          "games (MoGo's grandfather heuristic; 0: off)"),
     ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),

@@ -12,7 +12,7 @@ from engine.core.rng import make_rng
 from engine.search import mcts as search
 from engine.search.mcts import expand, run
 from engine.search.params import default_params
-from engine.search.tree import T_NODES, allocate, new_tree
+from engine.search.tree import T_NODES, allocate, find_child, new_tree
 from policies import load_policy
 from policies.kernel import NO_REPLIES, move_scores, playout_moves
 
@@ -313,3 +313,49 @@ def test_rave_updates_weigh_early_plays_more_with_rave_decay():
                             np.zeros(81, np.int32), np.zeros((2, 81)), decay)
         np.testing.assert_allclose(tree.rave_n[start:start + 4], expected)
         np.testing.assert_allclose(tree.rave_w[start:start + 4], 0.25 * np.array(expected))
+
+
+RAVE_SEEN = {"C3": (30.0, 21.0), "D4": (5.0, 1.0), "A1": (0.5, 0.5)}   # real AMAF games, wins
+
+
+def grandchildren_rave(cap, prior_n=20.0):
+    """Expand the root (Black to move), give some of its children the real AMAF games of
+    RAVE_SEEN, then expand Black B2 and White E5 below it: {move: (rave_n, rave_w)} of the
+    node two plies down, Black to move again, with rave_inherit `cap`; and the root's rates."""
+    p = params(prior_visits=prior_n, rave_inherit=cap)
+    board = new_board(SIZE)
+    tree = new_tree(256, POINTS)
+    scores, ex = np.zeros(POINTS), np.zeros(POINTS, np.int8)
+    assert expand(tree, 0, board, BLACK, POLICY, p, scores, ex)
+    for vertex, (real, won) in RAVE_SEEN.items():
+        k = find_child(tree, 0, at(vertex))
+        tree.rave_n[k] += real
+        tree.rave_w[k] += won
+    rates = {v: tree.rave_w[k] / tree.rave_n[k]
+             for v in RAVE_SEEN for k in [find_child(tree, 0, at(v))]}
+    black = find_child(tree, 0, at("B2"))
+    play(board, at("B2"), BLACK)
+    assert expand(tree, black, board, WHITE, POLICY, p, scores, ex, 1)
+    white = find_child(tree, black, at("E5"))
+    play(board, at("E5"), WHITE)
+    assert expand(tree, white, board, BLACK, POLICY, p, scores, ex, 2)
+    first, n = int(tree.child_start[white]), int(tree.n_child[white])
+    return {int(tree.move[k]): (tree.rave_n[k], tree.rave_w[k]) for k in range(first, first + n)}, rates
+
+
+@pytest.mark.parametrize("cap", [10.0, 40.0])
+def test_rave_inherit_seeds_grandchildren_with_the_grandparents_amaf(cap):
+    """With rave_inherit K, a node two plies below the root starts each child with
+    min(K, real AMAF games) of the root's child of the same move, at that child's whole rate,
+    beside the prior's games; moves the root saw fewer than one real game of, and PASS, get
+    the prior alone (what rave_inherit 0 gives every child)."""
+    plain, _ = grandchildren_rave(0.0)
+    inherited, rates = grandchildren_rave(cap)
+    assert plain.keys() == inherited.keys() and PASS in plain
+    for move, (n, w) in inherited.items():
+        vertex = next((v for v in RAVE_SEEN if at(v) == move), None)
+        real = RAVE_SEEN[vertex][0] if vertex else 0.0
+        extra = min(cap, real) if real >= 1.0 else 0.0
+        assert n == pytest.approx(plain[move][0] + extra)
+        assert w == pytest.approx(plain[move][1] + extra * (rates[vertex] if extra else 0.0))
+    assert inherited[at("C3")][0] > plain[at("C3")][0]

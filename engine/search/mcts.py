@@ -35,7 +35,10 @@ H comes from the prior policy (policies/kernel.move_scores) once per node, when 
 expanded, corrected by the tree's own ladder reading (engine/tactics/ladders.py), which the playouts
 lack; with `ladder_nets` that reading also tries loose net moves (geta).  The prior may be
 the playout policy itself or another one (a softmax trained to predict a strong player's
-moves, `--prior`): the playouts want balance, the tree wants the best move first.  Every
+moves, `--prior`): the playouts want balance, the tree wants the best move first.  With
+`crit_weight`, H also rises with each point's criticality in this move's simulations so far
+(Coulom 2009; the ownership counts, tree.py), once `crit_min` simulations have counted it:
+nodes expanded from then on sort by it, and the root's children are sorted again then.  Every
 constant is a named field of `params` (params.py: `PARAMS`), settable from the command line
 and GTP.  The loop runs in batches called from Python (engine/play/player.py), which watches
 the clock between them.
@@ -50,7 +53,7 @@ from engine.core.board import (BLACK, M_MOVES, M_NEMPTY, M_PASSES, PASS, WHITE, 
 from engine.core.jit import no_refcount
 from engine.core.rng import rand_float
 from engine.search.params import playout_rules
-from engine.search.tree import allocate, borrowed_tree, reset_node
+from engine.search.tree import T_OWN_BLACK, T_OWN_SIMS, allocate, borrowed_tree, reset_node
 from engine.tactics.ladders import ladder_adjust, ladder_scratch
 from policies.kernel import borrowed_policy, move_scores, playout_moves, playout_moves_reading
 from policies.nrt import borrowed_board
@@ -134,6 +137,8 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
     sigmoid(prior_gain * (H - centre)): the policy's opinion, relative to an average move
     (centre = log mean exp H, or the fixed `prior_center`), until real statistics outweigh it;
     with `rave_inherit`, up to that many more at the rate the same move has two plies up.
+    With `crit_weight`, H rises by that times each point's criticality once `crit_min`
+    simulations have counted it.
     `moves` (points + 1), `h`, `order` and `tmp` (points each) are scratch, and `ls` the ladder
     reading's (engine/tactics/ladders.py's LadderScratch)."""
     # Borrowed views: the loops below read the records' fields once a point or child, which
@@ -156,6 +161,9 @@ def expand_into(tree, node, depth, b, c, prior, params, scores, exclude, moves, 
     if params.ladder_depth <= 0.0 or depth < params.ladder_depth:
         ladder_adjust(b, c, moves, count, h, params.ladder_escape, params.ladder_capture,
                       int(params.ladder_nets), ls)
+    if params.crit_weight != 0.0 and tree.meta[T_OWN_SIMS] >= max(params.crit_min, 1.0):
+        for i in range(count):
+            h[i] += params.crit_weight * criticality(tree, moves[i])
     sort_by_score(h, count, order, tmp)  # stable: equal H keeps board order
     top = h[order[0]] if count > 0 else 0.0
     low = h[order[count - 1]] if count > 0 else 0.0
@@ -218,6 +226,66 @@ def _inherit_rave(tree, node, start, count, prior_n, cap, where):
         n = min(real, cap)
         tree.rave_n[j] += n
         tree.rave_w[j] += n * tree.rave_w[k] / tree.rave_n[k]
+
+
+@njit(cache=True, nogil=True)
+def criticality(tree, p):
+    """Point p's criticality over the simulations `tree.owned` counts (Coulom 2009): the
+    covariance of owning p with winning, P(p is the winner's) - (P(p is Black's) P(Black wins)
+    + P(p is White's) P(White wins)); 0 for a point whose owner does not bear on the result
+    (settled, or won and lost alike), up to 1/2 for one whose owner decides a game that
+    either side wins half the time.  Drawn simulations are not counted."""
+    n = tree.meta[T_OWN_SIMS]
+    if n == 0:
+        return 0.0
+    black = tree.meta[T_OWN_BLACK] / n
+    owned = tree.owned
+    return (owned[2, p] - owned[0, p] * black - owned[1, p] * (1.0 - black)) / n
+
+
+@njit(cache=True)
+def resort_children(tree, node, params, key, order, tmp):
+    """Sort `node`'s children (PASS stays last) again by their prior plus `crit_weight` times
+    their criticality, as `expand_into` sorts a node expanded once criticality is known, so
+    that progressive unpruning reaches the critical points of a node made before (the root).
+    Statistics move with their child; the grandchildren's parent links follow.  The priors
+    are renormalised to the new best (0); `allowed` stays a count.  `key`, `order` and `tmp`
+    (points each) are scratch."""
+    first = tree.child_start[node]
+    count = tree.n_child[node] - 1
+    if count < 2:
+        return
+    for i in range(count):
+        key[i] = tree.prior[first + i] + params.crit_weight * criticality(tree, tree.move[first + i])
+    sort_by_score(key, count, order, tmp)
+    top = key[order[0]]
+    move = tree.move[first:first + count].copy()
+    child_start = tree.child_start[first:first + count].copy()
+    n_child = tree.n_child[first:first + count].copy()
+    allowed = tree.allowed[first:first + count].copy()
+    visits = tree.visits[first:first + count].copy()
+    wins = tree.wins[first:first + count].copy()
+    rave_n = tree.rave_n[first:first + count].copy()
+    rave_w = tree.rave_w[first:first + count].copy()
+    score = tree.score[first:first + count].copy()
+    score2 = tree.score2[first:first + count].copy()
+    for i in range(count):
+        o = order[i]
+        j = first + i
+        tree.move[j] = move[o]
+        tree.child_start[j] = child_start[o]
+        tree.n_child[j] = n_child[o]
+        tree.allowed[j] = allowed[o]
+        tree.visits[j] = visits[o]
+        tree.wins[j] = wins[o]
+        tree.prior[j] = key[o] - top
+        tree.rave_n[j] = rave_n[o]
+        tree.rave_w[j] = rave_w[o]
+        tree.score[j] = score[o]
+        tree.score2[j] = score2[o]
+        for g in range(child_start[o], child_start[o] + n_child[o]):
+            tree.parent[g] = j
+    tree.prior[first + count] = tree.prior[first + count - 1] - 1.0   # PASS, as expand_into
 
 
 @njit(cache=True)
@@ -349,6 +417,8 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
     rules = playout_rules(params)
     reading = rules.max() > 0.0
     replies = tree.replies if lgr else np.zeros((2, 0), np.int32)
+    criticality_on = params.crit_weight != 0.0
+    crit_min = max(int(params.crit_min), 1)
     if tree.n_child[0] == 0:
         expand_into(tree, 0, 0, root_board, to_play, prior, params, scores, exclude[0],
                     child_moves, child_h, child_order, sort_tmp, ladders)
@@ -411,6 +481,14 @@ def run_in(tree, root, pol, prior, params, count, rng, space):
         for p in range(board_points):   # without branches: contested points are random
             owned[0, p] += owner[p] == BLACK
             owned[1, p] += owner[p] == WHITE
+        if criticality_on and black_win != 0.5:
+            winner = BLACK if black_win > 0.5 else WHITE
+            for p in range(board_points):
+                owned[2, p] += owner[p] == winner
+            tree.meta[T_OWN_SIMS] += 1
+            tree.meta[T_OWN_BLACK] += winner == BLACK
+            if tree.meta[T_OWN_SIMS] == crit_min:
+                resort_children(tree, 0, params, child_h, child_order, sort_tmp)
         if params.rave > 0.0:
             _update_rave(tree, path, depth, moves_played, n_moves, to_play, black_result,
                          first_play, rave_shares, params.rave_decay)

@@ -41,6 +41,11 @@ PARAMS = (
                           "grandparent's all-moves-as-first games for the same move (the same "
                           "colour to move two plies up), at its rate, beside the prior's virtual "
                           "games (MoGo's grandfather heuristic; 0: off)"),
+    ("crit_weight", 0.0, "criticality (Coulom 2009): H raised by this times a point's "
+                         "criticality at this move's root, the covariance of owning it with "
+                         "winning, for nodes expanded once `crit_min` simulations have counted "
+                         "it, and the root's children re-sorted then (0: off)"),
+    ("crit_min", 500.0, "simulations of the move's search before criticality is used"),
     ("prior_center", -1.0, "RAVE priors: H at which a child's virtual win rate is 1/2 (<0: log mean exp H)"),
     ("score_weight", 0.0, "share of a simulation's result given by its score margin (0: win/loss only)"),
     ("score_scale", 20.0, "margin (points) at which the score share is full"),

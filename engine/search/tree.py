@@ -12,8 +12,12 @@ its simulations for that player (komi included) and `score2 / visits` the mean s
 the analysis commands' score estimates.  RAVE statistics (all moves as first) live beside
 the ordinary ones.
 
-Beside the nodes the tree keeps the playouts' last good replies (`replies[colour - 1, move]`,
-policies/playout.py): search state that, like the subtree, carries over from move to move.
+Beside the nodes the tree keeps the count of each point's final owners over this move's
+simulations (`owned[0/1, p]`: Black, White; `owned[2, p]`: the simulation's winner, counted
+only when the search uses criticality; `meta` holds how many simulations and Black's wins),
+for the analysis commands' ownership and the prior's criticality term; and the playouts'
+last good replies (`replies[colour - 1, move]`, policies/playout.py): search state that,
+like the subtree, carries over from move to move.
 
 The pool has a hard capacity: when it is full, nodes stop being expanded
 until the player `prune`s the tree into its spare pool, keeping the children
@@ -31,7 +35,9 @@ from policies.nrt import borrow
 
 T_NODES = 0      # nodes in use
 T_FULL = 1       # expansions refused because the pool was full
-T_LEN = 2
+T_OWN_SIMS = 2   # simulations counted in `owned` (criticality's denominator)
+T_OWN_BLACK = 3  # of those, the ones Black won
+T_LEN = 4
 
 Tree = namedtuple("Tree", "move parent child_start n_child allowed visits wins prior "
                           "rave_n rave_w owned replies meta score score2")
@@ -44,7 +50,7 @@ def new_tree(capacity, board_points):
                 np.zeros(capacity, np.int32), np.zeros(capacity, np.int32),
                 np.zeros(capacity, np.int32), np.zeros(capacity, np.int64),
                 np.zeros(capacity), np.zeros(capacity), np.zeros(capacity), np.zeros(capacity),
-                np.zeros((2, board_points), np.int64), np.full((2, board_points), PASS, np.int32),
+                np.zeros((3, board_points), np.int64), np.full((2, board_points), PASS, np.int32),
                 np.zeros(T_LEN, np.int64), np.zeros(capacity), np.zeros(capacity))
     clear(tree)
     return tree
@@ -65,6 +71,8 @@ def clear(tree):
     """Reset to a lone, unvisited root, with no replies."""
     tree.meta[T_NODES] = 1
     tree.meta[T_FULL] = 0
+    tree.meta[T_OWN_SIMS] = 0
+    tree.meta[T_OWN_BLACK] = 0
     reset_node(tree, 0, PASS, -1, 0.0)
     tree.owned[:] = 0
     tree.replies[:] = PASS
@@ -133,6 +141,8 @@ def prune(src, dst, min_visits):
     clear(dst)
     dst.replies[:] = src.replies
     dst.owned[:] = src.owned
+    dst.meta[T_OWN_SIMS] = src.meta[T_OWN_SIMS]
+    dst.meta[T_OWN_BLACK] = src.meta[T_OWN_BLACK]
     return _copy_subtree(src, 0, dst, min_visits)
 
 

@@ -35,3 +35,17 @@ def hand_tree(children, parent_visits, prune=False):
 
 def child(visits=0, wins=0.0, prior=0.0, rave_n=0.0, rave_w=0.0):
     return dict(visits=visits, wins=wins, prior=prior, rave_n=rave_n, rave_w=rave_w)
+
+
+def check_links(tree):
+    """Every node in use is reached exactly once from the root, through its parent's block."""
+    n = int(tree.meta[T_NODES])
+    assert tree.parent[0] == -1
+    seen = {0}
+    for node in range(n):
+        first, count = int(tree.child_start[node]), int(tree.n_child[node])
+        for k in range(first, first + count):
+            assert tree.parent[k] == node
+            assert k not in seen
+            seen.add(k)
+    assert seen == set(range(n)), "every node in use is reached exactly once"

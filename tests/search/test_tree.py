@@ -13,7 +13,7 @@ from engine.search.tree import (T_FULL, T_NODES, best_child, find_child, new_tre
                                 reuse)
 
 from helpers import POINTS, POLICY, SIZE, root
-from search_helpers import child, hand_tree
+from search_helpers import check_links, child, hand_tree
 
 
 def tree_arrays(tree):
@@ -96,19 +96,6 @@ def subtree(tree, node):
 
 def size_of(sub):
     return 1 + sum(size_of(s) for s in sub[7])
-
-
-def check_links(tree):
-    n = int(tree.meta[T_NODES])
-    assert tree.parent[0] == -1
-    seen = {0}
-    for node in range(n):
-        first, count = int(tree.child_start[node]), int(tree.n_child[node])
-        for k in range(first, first + count):
-            assert tree.parent[k] == node
-            assert k not in seen
-            seen.add(k)
-    assert seen == set(range(n)), "every node in use is reached exactly once"
 
 
 def test_reuse_copies_the_subtree_exactly():

@@ -56,7 +56,8 @@ BOUNDS = {
     "ladder_escape": (0.0, 10.0), "ladder_capture": (0.0, 10.0),
     "prior_center": (-1.0, 5.0),  # below 0: the adaptive centre (log mean exp H)
     "score_weight": (0.0, 0.5), "score_scale": (1.0, 80.0), "playout_gain": (0.25, 4.0),
-    "rave_decay": (0.0, 1.0), "rave_skip": (0.0, 0.5), "ladder_nets": (0.0, 2.0),
+    "rave_decay": (0.0, 1.0), "rave_skip": (0.0, 0.5), "rave_inherit": (0.0, 200.0),
+    "crit_weight": (0.0, 20.0), "crit_min": (1.0, 5000.0), "ladder_nets": (0.0, 2.0),
     "ladder_depth": (0.0, 10.0),
     "playout_fights": (0.0, 1.0), "playout_nakade": (0.0, 1.0), "playout_local": (0.0, 5.0),
     "playout_captures": (0.0, 1.0), "playout_capture_nakade": (0.0, 1.0),

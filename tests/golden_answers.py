@@ -18,6 +18,8 @@ case in session 53, when the rule-based playouts' mutual-atari filter began to r
 nakade-shaped throw-ins beside a chain with an eye (policies/rulebased.py), and again in
 session 62, when it let through those the self-atari correction turns into a connection, and
 in session 63, when its refusals of mutual ataris began to go through Fuego's balancer.
+The `rules-greedy-rave-unpruned` case was added in session 69, when the 9x9 defaults stopped
+narrowing the tree's children (`unprune_k_init` 1000); the other cases pin `unprune_k_init` 5.
 
 Uniform playouts are recorded with the playout rules off: issue 20 gives every policy the
 same playout rules, so uniform playouts with the default rules changed on purpose.
@@ -52,6 +54,8 @@ CASES_9 = [
      {"score_weight": 0.1, "rave_decay": 1, "lgr": 1}),
     ("twostep-no-rules", "weights/9x9-twostep.json", "uniform", RULES_OFF),
     ("rules-greedy-rave", "rules", "weights/9x9-prior.json", {"prune_visits": 0, "uct_c": 0}),
+    ("rules-greedy-rave-unpruned", "rules", "weights/9x9-prior.json",
+     {"prune_visits": 0, "uct_c": 0, "unprune_k_init": 1000}),
 ]
 CASES_19 = [
     ("19-default", "weights/19x19-handcrafted.json", "playout", {}),
@@ -84,7 +88,8 @@ def _gtp(commands, size=9):
     run = subprocess.run([sys.executable, str(ROOT / "gtp_main.py"), "--size", str(size),
                           "--playouts", str(PLAYOUTS), "--seed", "7", "--resign", "0",
                           "--param", "playout_local=0", "--param", "prune_visits=100",
-                          "--param", "uct_c=0.1", "--param", "playout_mercy=0"],
+                          "--param", "uct_c=0.1", "--param", "playout_mercy=0",
+                          "--param", "unprune_k_init=5"],
                          input=text, capture_output=True, text=True, cwd=ROOT, timeout=900)
     answers = [a for a in run.stdout.split("\n\n") if a.strip()]
     assert len(answers) == len(commands) + 1, run.stderr[-2000:]
@@ -143,7 +148,8 @@ def _case_commands(cases, positions, komi):
 
 def _default(name):
     defaults = {"lgr": 0, "bias_weight": 0.0, "uct_c": 0.1, "rave": 1, "playout_ladders": 0,
-                "ladder_nets": 0, "score_weight": 0.0, "rave_decay": 0, "prune_visits": 100}
+                "ladder_nets": 0, "score_weight": 0.0, "rave_decay": 0, "prune_visits": 100,
+                "unprune_k_init": 5}
     defaults.update(DEFAULT_PARAMS)
     return defaults[name]
 

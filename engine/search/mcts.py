@@ -8,8 +8,9 @@ al.'s ("Progressive strategies for MCTS"; ../shared/ALGORITHMS.md):
 - below `prune_visits` (T) visits a node follows the prior policy: a child is
   sampled with probability proportional to exp(H) (the soft start);
 - from T on, only the `k_init` children best by H are eligible, one more each
-  time the node's visits pass A·B^(k − k_init) (progressive unpruning), and the
-  child maximising  v + C·sqrt(ln n_p / n_k) + W·H/(n_k + 1)  is taken
+  time the node's visits pass A·B^(k − k_init) (progressive unpruning; a k_init
+  of at least the node's children, the 9x9 default, keeps every child eligible,
+  as in Fuego), and the child maximising  v + C·sqrt(ln n_p / n_k) + W·H/(n_k + 1)  is taken
   (UCT plus progressive bias); unvisited eligible children come first, in
   order of H;
 - with RAVE on, v blends the child's own mean with its all-moves-as-first mean,

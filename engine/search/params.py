@@ -22,7 +22,8 @@ PARAMS = (
     ("bias_weight", 0.0, "progressive bias weight W on H/(n+1)"),
     ("expand_visits", 2.0, "visits a leaf needs before its children are created"),
     ("prune_visits", 100.0, "T: visits from which a node selects by UCT over unpruned children"),
-    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts"),
+    ("unprune_k_init", 5.0, "k_init: children kept when unpruning starts (as many as a node "
+                              "has children or more: no narrowing, every child eligible)"),
     ("unprune_a", 40.0, "A: one more child is unpruned when visits pass A*B^(k-k_init)"),
     ("unprune_b", 1.3, "B: growth factor of the unpruning schedule"),
     ("first_play", 10.0, "score of an unvisited child (above any visited child's, so they come first)"),

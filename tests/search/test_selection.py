@@ -270,6 +270,20 @@ def test_k_init_larger_than_the_children(k_init, n_child):
         assert unpruned_count(visits, n_child, p) == n_child
 
 
+def test_without_narrowing_a_low_prior_child_with_the_best_value_is_chosen_early():
+    """The 9x9 default (`unprune_k_init` 1000, session 69): every child competes from the
+    first selection, so the child the prior ranks tenth but whose games went best is chosen at
+    60 visits, where the schedule of k_init 5 still hides it (7 children eligible)."""
+    children = [child(5, 1.0, prior=-0.1 * k) for k in range(11)] + [child(5, 1.0)]
+    children[9] = child(5, 4.5, prior=-0.9)
+    base = dict(prune_visits=0.0, uct_c=0.0, bias_weight=0.0, rave=0.0)
+    narrowed = params(**base, unprune_k_init=5.0, unprune_a=40.0, unprune_b=1.3)
+    assert unpruned_count(60, 11, narrowed) == 7
+    assert select_child(hand_tree(children, 60, prune=True), 0, narrowed, make_rng(1)) != 10
+    wide = params(**base, unprune_k_init=1000.0)
+    assert select_child(hand_tree(children, 60, prune=True), 0, wide, make_rng(1)) == 10
+
+
 def test_rave_skip_ignores_rave_in_that_share_of_selections():
     """With `rave_skip` s, a selection ignores RAVE with probability s: here RAVE makes child 0
     (mean 0.4, AMAF 0.9 over 500) the choice and the plain means make child 1 (mean 0.6,

@@ -33,8 +33,10 @@ from engine.core.board import (BLACK, BORDER, EMPTY, M_CAP, M_HASH, M_KO, M_KO_C
                                new_board, play, zobrist_table)
 from engine.core.coords import format_vertex, point, row_col
 
-# Games per board size: 10,000 in all, weighted towards the cheap small boards.
+# Games per board size: 10,000 in all, weighted towards the cheap small boards, played in
+# CHUNKS[size] tests of consecutive seeds so that parallel test workers share them evenly.
 GAMES = {5: 9500, 9: 470, 19: 30}
+CHUNKS = {5: 4, 9: 2, 19: 1}
 PASS_PROBABILITY = 0.02     # occasional passes: they must clear the ko point on both boards
 KO_FIRST_PROBABILITY = 0.5  # how often the ko point, when there is one, is the first candidate
 
@@ -242,15 +244,17 @@ def play_random_game(size, seed, stats):
     stats["games"] += 1
 
 
-@pytest.mark.parametrize("size", sorted(GAMES))
-def test_random_games_match_sgfmill(size):
+@pytest.mark.parametrize("size, chunk", [(size, chunk) for size in sorted(GAMES)
+                                          for chunk in range(CHUNKS[size])])
+def test_random_games_match_sgfmill(size, chunk):
     stats = Counter()
-    for game in range(GAMES[size]):
+    games = range(GAMES[size] * chunk // CHUNKS[size], GAMES[size] * (chunk + 1) // CHUNKS[size])
+    for game in games:
         play_random_game(size, seed=1_000_000 * size + game, stats=stats)
-    assert stats["games"] == GAMES[size]
+    assert stats["games"] == len(games)
     # The games must have exercised both answers of is_legal and every kind of event.
     for event in ("legal", "suicide", "ko", "ko point set", "capture of 2+ stones", "pass"):
-        assert stats[event] > 0, f"no '{event}' in {GAMES[size]} games of {size}x{size}: {stats}"
+        assert stats[event] > 0, f"no '{event}' in {len(games)} games of {size}x{size}: {stats}"
 
 
 # ---------------------------------------------------------------------------

@@ -32,7 +32,8 @@ play: install
 	@$(PY) gtp_main.py --size 9
 
 # The suite runs on as many processes as the machine has cores (up to 4): its tests are
-# independent (temporary files, free ports, fake clocks), and on two cores this halves it.
+# independent (temporary files, free ports, fake clocks); on two cores it takes about two
+# thirds of the sequential time (BENCHMARKS.md, session 70).
 test: install
 	$(PY) -m pytest -q -n auto --maxprocesses 4
 

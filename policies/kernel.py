@@ -176,11 +176,12 @@ def move_scores(b, c, pol, out):
 
 
 @njit(cache=True, nogil=True)
-def run_playouts(b, c, n, rng, komi, pol, rules=NO_RULES):
+def run_playouts(b, c, n, rng, komi, pol, rules):
     """Run `n` playouts through the seam from `b` (unchanged), `c` to move, following the
-    playout `rules` (softmax.RULE_*, as the search does; none by default); returns Black's
+    playout `rules` (softmax.RULE_*, as the search does; NO_RULES for none); returns Black's
     wins (score > komi).  The benchmark's loop (for every kind, uniform included), and a
-    convenience for scripts."""
+    convenience for scripts.  `rules` has no default on purpose: numba keys an omitted array
+    default by its id(), so every new process would miss the on-disk cache and recompile."""
     work = copy_board(b)
     scratch = copy_board(b)
     owner = np.zeros(b.color.shape[0], dtype=np.int8)

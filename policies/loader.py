@@ -171,7 +171,7 @@ def warm_up():
     shape = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", size))), size)
     for pol in (uniform_policy(), load_policy("handcrafted", size), shape,
                 load_policy("rules", size)):
-        run_playouts(board, 2, 2, rng, 0.5, pol)
+        run_playouts(board, 2, 2, rng, 0.5, pol, NO_RULES)
         move_scores(board, 2, pol, scores)
         policy_probabilities(board, 2, pol)
         work = new_board(size)

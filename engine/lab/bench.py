@@ -286,7 +286,7 @@ def cluster_run(what, workers, folder, positions, playouts):
 def _warm_worker(_):
     """Load the compiled search and playout kernels into this worker process."""
     from policies.kernel import uniform_policy as uniform
-    run_playouts(new_board(5), BLACK, 10, make_rng(1), 0.5, uniform())
+    run_playouts(new_board(5), BLACK, 10, make_rng(1), 0.5, uniform(), NO_RULES)
     from engine.play.player import Engine, Settings
     Engine(5, 0.5, Settings(playouts=20, threads=1)).search(BLACK, total=20)
 

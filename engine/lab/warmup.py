@@ -10,6 +10,7 @@ import time
 from engine.core.board import BLACK
 from engine.play.player import Engine, Settings
 from policies import warm_up as warm_up_policies
+from policies.train.kernels import warm_up as warm_up_trainers
 
 
 def warm_up(trainers=True):
@@ -25,6 +26,7 @@ def warm_up(trainers=True):
     engine.genmove(BLACK, cleanup=True)
     if trainers:
         warm_up_policies()
+        warm_up_trainers()
     return time.perf_counter() - start
 
 

@@ -77,3 +77,23 @@ def twostep_sums(b, c, pol, a1, first, a2, v3, g, gm):
                 gm[k] += d
                 g[k] += v3[j] * d
     return value, mass
+
+
+def warm_up():
+    """Compile (or load from numba's cache) both kernels by running each once on a 5x5 board
+    (`make`'s warm-up; every trainer calls them with these types)."""
+    from engine.core.board import BLACK, new_board
+    from engine.core.coords import point
+    from engine.core.rng import make_rng
+    from policies.kernel import NO_RULES
+    from policies.loader import policy_from_theta
+    from policies.weights import feature_names
+
+    size = 5
+    board = new_board(size)
+    pol = policy_from_theta("shape2x2", np.zeros(len(feature_names("shape2x2", size))), size)
+    nw = pol.theta.shape[0]
+    outcome_sums(board, BLACK, pol, make_rng(1), 0.5, 2, True, np.zeros((2, 2, nw)), NO_RULES)
+    centre = point(size, 2, 2)
+    twostep_sums(board, BLACK, pol, np.array([centre], np.int64), np.array([0, 1], np.int64),
+                 np.array([point(size, 2, 3)], np.int64), np.array([0.5]), np.zeros(nw), np.zeros(nw))

@@ -67,3 +67,38 @@ def test_the_inlined_play_plays_as_play():
         c = 3 - c
     for a1, a2 in zip(b1, b2):
         assert np.array_equal(a1, a2)
+
+
+def _compiled_functions():
+    """Every numba dispatcher defined in the engine's and the policies' modules."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    import engine
+    import policies
+    for package in (engine, policies):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name.endswith("__main__"):
+                continue
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                if isinstance(value, Dispatcher) and value.py_func.__module__ == info.name:
+                    yield info.name, name, value
+
+
+def test_compiled_functions_have_only_hashable_defaults():
+    # numba keys an omitted argument's default by id() when it cannot hash it (an array),
+    # so the key changes in every process: the on-disk cache never hits, and each new
+    # process recompiles the function (minutes for a playout driver) and grows its index.
+    found = list(_compiled_functions())
+    assert len(found) > 100
+    bad = []
+    for module, name, dispatcher in found:
+        for default in dispatcher.py_func.__defaults__ or ():
+            try:
+                hash(default)
+            except TypeError:
+                bad.append(f"{module}.{name}")
+    assert bad == []

@@ -15,7 +15,7 @@ from engine.core.board import (BLACK, EMPTY, M_CAP, M_HASH, M_KO, M_KO_COLOR, M_
 from engine.core.coords import format_vertex, parse_vertex
 from engine.core.rng import make_rng
 from engine.play.game import Game, IllegalMove
-from policies.kernel import NO_REPLIES, run_playouts, uniform_policy
+from policies.kernel import NO_REPLIES, NO_RULES, run_playouts, uniform_policy
 from policies.playout import finish_uniform, move_cap, uniform_move
 
 from helpers import board_from_ascii
@@ -692,7 +692,7 @@ def test_batched_uniform_playouts_match_playouts_on_fresh_copies():
     start = board_from_ascii(LIVING_BLACK)
     for seed in range(5):
         n = 40
-        wins = run_playouts(start, WHITE, n, make_rng(seed), 0.5, uniform_policy())
+        wins = run_playouts(start, WHITE, n, make_rng(seed), 0.5, uniform_policy(), NO_RULES)
         rng = make_rng(seed)
         owner = np.zeros(start.color.shape[0], dtype=np.int8)
         expected = sum(finish_uniform(copy_board(start), WHITE, rng, owner, NO_RECORD, NO_REPLIES) > 0.5 for _ in range(n))

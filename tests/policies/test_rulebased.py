@@ -254,7 +254,7 @@ def test_the_balancer_ends_a_blind_spot_that_only_one_colour_meets():
     white = {}
     for name, balance in (("none", NO_BALANCE), ("balanced", np.zeros(1, np.int64))):
         pol = load_policy("rules", 9)._replace(balance=balance)
-        white[name] = 1 - run_playouts(b, WHITE, n, make_rng(1), 7.5, pol) / n
+        white[name] = 1 - run_playouts(b, WHITE, n, make_rng(1), 7.5, pol, NO_RULES) / n
     assert white["none"] > 0.8 and white["balanced"] < 0.35, white
 
 

@@ -12,7 +12,7 @@ from policies.data.evaluate import (label_agreement, mc_values, mse_ratio_with_i
                                     mse_with_interval)
 from policies.data.files import Position, position_board, read_positions, write_positions
 from policies.data.positions import random_positions
-from policies.kernel import run_playouts
+from policies.kernel import NO_RULES, run_playouts
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def test_mc_values_are_deterministic_and_independent_of_workers(positions, dask_
     assert one.shape == (len(positions),) and np.all((one >= 0) & (one <= 1))
     # Each value is the kernel's own count of Black wins from that position.
     b, c = position_board(positions[7])
-    wins = run_playouts(b, c, 50, make_rng(3 * 1_000_003 + 7), positions[7].komi, pol)
+    wins = run_playouts(b, c, 50, make_rng(3 * 1_000_003 + 7), positions[7].komi, pol, NO_RULES)
     assert one[7] == wins / 50
 
 

@@ -294,4 +294,4 @@ def test_balance_with_playout_rules_estimates_v_with_them():
     v_ruled, _ = ruled.estimates(pol, item[0], make_rng(3))
     v_plain, _ = plain.estimates(pol, item[0], make_rng(3))
     assert v_ruled == run_playouts(b, 1, 64, make_rng(3), KOMI, pol, search_rules()) / 64
-    assert v_plain == run_playouts(b, 1, 64, make_rng(3), KOMI, pol) / 64
+    assert v_plain == run_playouts(b, 1, 64, make_rng(3), KOMI, pol, NO_RULES) / 64

@@ -71,7 +71,8 @@ def load_policy(spec, size, strict=False):
     """The Policy for `spec` on a `size` board: "uniform", "handcrafted", "rules" (Fuego's playout
     rules, policies/rulebased.py), or the path of a weight file.  A file made for other board
     sizes is used with a WeightFileWarning, or refused with `strict`; any unusable file raises
-    WeightFileError (nothing else changes)."""
+    WeightFileError (nothing else changes).  A bare file name that is not a path from here
+    names a shipped file in weights/ (`--weights 9x9-reinforce.json`)."""
     if isinstance(spec, str) and spec in BUILTIN:
         if spec == "uniform":
             return uniform_policy()
@@ -79,6 +80,8 @@ def load_policy(spec, size, strict=False):
             return rules_policy()
         return policy_from_theta("pattern3x3", builtin_theta(spec, "pattern3x3", size), size)
     path = Path(spec)
+    if not path.exists() and path.name == str(spec) and (WEIGHTS_DIR / path).exists():
+        path = WEIGHTS_DIR / path
     if not path.exists():
         raise WeightFileError(f"{spec}: no such file (the built-in policies are "
                               f"{', '.join(BUILTIN)})")

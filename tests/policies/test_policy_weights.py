@@ -96,6 +96,21 @@ def test_truncated_corrupt_or_missing_files_are_refused(tmp_path):
     _refused(tmp_path / "absent.json", "no such file")
 
 
+def test_a_bare_name_loads_the_shipped_file_and_a_path_wins(tmp_path, monkeypatch):
+    by_path = load_policy(str(WEIGHTS_DIR / "9x9-reinforce.json"), 9)
+    monkeypatch.chdir(tmp_path)
+    by_name = load_policy("9x9-reinforce.json", 9)
+    assert np.array_equal(by_name.theta, by_path.theta)
+    # A file of that name in the working directory is the one meant.
+    path, _ = _good(tmp_path)
+    (tmp_path / "9x9-reinforce.json").write_bytes(path.read_bytes())
+    assert not np.array_equal(load_policy("9x9-reinforce.json", 9).theta, by_path.theta)
+    with pytest.raises(WeightFileError, match="no such file"):
+        load_policy("9x9-absent.json", 9)
+    with pytest.raises(WeightFileError, match="no such file"):
+        load_policy("sub/9x9-reinforce.json", 9)   # only bare names look in weights/
+
+
 def test_the_previous_policy_survives_a_refused_file(tmp_path):
     pol = load_policy("handcrafted", 9)
     bad = tmp_path / "bad.json"

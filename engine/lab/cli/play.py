@@ -50,12 +50,13 @@ def _read_config(ctx, param, path):
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Threads running playouts in parallel.")
 @click.option("--weights", default=None,
-              help="Playout policy: a weight file, or uniform / handcrafted / rules "
-                   "(default: the best shipped weights for the board size).")
+              help="Playout policy: a weight file (a path, or the name of one in weights/), or "
+                   "uniform / handcrafted / rules (default: the best shipped weights for the "
+                   "board size).")
 @click.option("--prior", default=None,
-              help="Tree prior (H of the search): a weight file, uniform, handcrafted, or playout "
-                   "(the playout policy's own scores; default: the best shipped prior for the "
-                   "board size, else playout).")
+              help="Tree prior (H of the search): a weight file (as --weights), uniform, "
+                   "handcrafted, or playout (the playout policy's own scores; default: the best "
+                   "shipped prior for the board size, else playout).")
 @click.option("--book", default=None,
               help="Opening book: a book file (`simbal book`), or none (default: the shipped "
                    "book for the board size, if there is one).")

@@ -55,6 +55,10 @@ class Settings:
     ponder: bool = False            # think on the opponent's time
     params: Params = field(default_factory=default_params)
     max_move_seconds: float = 30.0  # cap on the time a clock gives one move (1e9 s of main time)
+    # `playouts` counts the simulations a reused subtree already holds, as Fuego's max_games
+    # does: the search stops once the root has that many (so "equal playouts" against Fuego
+    # means equal trees, not Simbal's new simulations on top of the reused ones).
+    count_reused: bool = False
 
 
 @dataclass
@@ -336,6 +340,9 @@ class Engine:
             s.sync(g, colour, allow_reuse=not exclude.any())
             if s.space is None or s.space.owner.shape[0] != b.color.shape[0]:
                 s.space = search.workspace(b)
+        if share is not None and self.settings.count_reused:
+            held = max(int(s.tree.visits[0]) for s in searchers)
+            share = max(share - held, 1)
         pool = [threading.Thread(target=work, args=(t, s, make_rng(base + t)), daemon=True)
                 for t, s in enumerate(searchers)]
         for th in pool:

@@ -130,6 +130,25 @@ def test_tree_is_reused_across_moves():
     assert e._threads[0].tree.visits[0] == 100
 
 
+def test_count_reused_stops_when_the_root_holds_the_playouts():
+    # Fuego's max_games counts a reused subtree's games: with count_reused, so do we.
+    e = engine(playouts=600, seed=3, count_reused=True)
+    m = e.genmove(BLACK)
+    assert e.last_search[0] == 600          # nothing to reuse: all 600 are new
+    t = e._threads[0].tree
+    carried = int(t.visits[find_child(t, 0, m)])
+    assert 0 < carried < 600
+    e.game.play(BLACK, m)
+    e.genmove(WHITE)
+    assert e.last_search[0] == 600 - carried
+    assert e._threads[0].tree.visits[0] == 600
+    # Without it, 600 new simulations go on top of the carried ones.
+    e2 = engine(playouts=600, seed=3)
+    e2.game.play(BLACK, e2.genmove(BLACK))
+    e2.genmove(WHITE)
+    assert e2.last_search[0] == 600 and e2._threads[0].tree.visits[0] == 600 + carried
+
+
 def test_pondering_grows_the_tree_used_after_the_opponents_move():
     e = engine(playouts=200, seed=6)
     m = e.genmove(BLACK)

@@ -45,6 +45,9 @@ def _read_config(ctx, param, path):
 @komi_option(7.5, help="Komi.")
 @click.option("--playouts", default=5000, show_default=True, type=click.IntRange(1),
               help="Playouts per move when there is no clock and no --time.")
+@click.option("--count-reused", is_flag=True,
+              help="--playouts counts the simulations a reused subtree already holds, as "
+                   "Fuego's max_games does (for matches at equal playouts against Fuego).")
 @click.option("--time", "seconds", default=None, type=click.FloatRange(0.01),
               help="Seconds per move instead of a playout count (the GTP clock overrides both).")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, 64),
@@ -80,7 +83,7 @@ def _read_config(ctx, param, path):
 @click.option("--log", "transcript_path", type=click.Path(dir_okay=False), default=None,
               help="Write a transcript of the session (every line in `<` and out `>`, with "
                    "seconds since the start) to this file.")
-def gtp(size, komi, playouts, seconds, threads, weights, prior, book, seed, max_nodes, resign,
+def gtp(size, komi, playouts, count_reused, seconds, threads, weights, prior, book, seed, max_nodes, resign,
         ponder, max_move_seconds, params, verbose, live_gfx, transcript_path):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
@@ -95,7 +98,7 @@ def gtp(size, komi, playouts, seconds, threads, weights, prior, book, seed, max_
                      daemon=True).start()
     try:
         settings = Settings(playouts, seconds, threads, seed, max_nodes, resign, ponder,
-                            max_move_seconds=max_move_seconds)
+                            max_move_seconds=max_move_seconds, count_reused=count_reused)
         engine = Engine(size, komi, settings, weights=weights, log=log, prior=prior, book=book)
     except ValueError as e:  # WeightFileError and BookFileError name the file and the problem
         raise click.BadParameter(str(e), param_hint="--weights/--prior/--book") from None

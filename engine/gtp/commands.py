@@ -377,9 +377,7 @@ class GoCommands:
         if name == "rules":
             return self._set_rules(value)
         if name in ("weights", "prior"):
-            shipped = shipped_weights(self.game.size, priors=name == "prior")
-            spec = None if value == "default" else (
-                str(WEIGHTS_DIR / value) if value in shipped else value)
+            spec = None if value == "default" else value   # a shipped file by its name, or a path
             load = self.engine.load_weights if name == "weights" else self.engine.load_prior
             return self._load(name, load, [spec])
         if name == "ponder":

@@ -11,11 +11,13 @@ import queue
 import re
 import time
 
+import numpy as np
 import pytest
 
 from engine.core.board import BLACK, EMPTY, PASS, WHITE
 from engine.core.coords import format_vertex, parse_vertex
 from engine.search.params import PARAMS
+from policies import WEIGHTS_DIR, load_policy
 
 VERTEX = re.compile(r"(?i)pass|[A-HJ-Z](?:[1-9]|1[0-9]|2[0-5])")
 KEYS = ("move", "visits", "winrate", "prior", "lcb", "order", "pv")
@@ -526,7 +528,8 @@ def test_gogui_engine_settings_offer_the_shipped_choices_and_set_them(ask, make_
         ok(ask, server, line)
     shown = settings_dialog(ask, server)
     assert shown["weights"][1] == "9x9-apprentice.json" and shown["prior"][1] == "playout"
-    assert server.engine.weights.endswith("weights/9x9-apprentice.json")
+    shipped = load_policy(str(WEIGHTS_DIR / "9x9-apprentice.json"), 9)
+    assert np.array_equal(server.engine._policy.theta, shipped.theta)   # the file in weights/
     assert server.game.rules == "tromp-taylor" and server.engine.settings.ponder
     assert server.engine.settings.resign == 0.25
     assert server.engine.settings.max_move_seconds == 4

@@ -83,8 +83,8 @@ def _read_config(ctx, param, path):
 @click.option("--log", "transcript_path", type=click.Path(dir_okay=False), default=None,
               help="Write a transcript of the session (every line in `<` and out `>`, with "
                    "seconds since the start) to this file.")
-def gtp(size, komi, playouts, count_reused, seconds, threads, weights, prior, book, seed, max_nodes, resign,
-        ponder, max_move_seconds, params, verbose, live_gfx, transcript_path):
+def gtp(size, komi, playouts, count_reused, seconds, threads, weights, prior, book, seed,
+        max_nodes, resign, ponder, max_move_seconds, params, verbose, live_gfx, transcript_path):
     """Run the GTP engine on stdin/stdout (for GoGui, Sabaki, twogtp, ...)."""
     from engine.gtp.server import GtpServer
     from engine.lab.warmup import warm_up

@@ -3,9 +3,9 @@
 The schedule gives every pairing the same number of games, rounded up to an even number so
 that each player has Black in exactly half of them (the first-named player of a pairing is
 Black in even rounds); rounds are interleaved across pairings so that a tournament stopped
-early is still balanced.  Games run in batches on a cluster (engine/parallel/cluster.py: local Dask
-worker processes, a remote Dask cluster, or this process); each worker process keeps its
-players alive across games.  Every game's seed is derived from `--seed`
+early is still balanced.  Games run in batches of a few (`BATCH_GAMES`, saved as each ends)
+on a cluster (engine/parallel/cluster.py: local Dask worker processes, a remote Dask cluster,
+or this process); each worker process keeps its players alive across games.  Every game's seed is derived from `--seed`
 and the game's identity, so results do not depend on which worker played it.
 
 Games are played by match.play_game: two passes, a resignation or the move cap end them;
@@ -39,6 +39,8 @@ from engine.lab.match import (play_game, read_results, result_text, search_lines
 from engine.lab.players import game_seed, gnugo_command, make_player
 from engine.parallel.cluster import InProcess, close_cached, drop_cached, split, worker_cache
 from engine.play.sgf import to_sgf
+
+BATCH_GAMES = 4   # games a work unit at most (run_tournament)
 
 
 class LazyClient:
@@ -158,7 +160,10 @@ def run_tournament(specs, out_dir, config, games_per_pair, gauntlet=None, cluste
     plan = schedule(list(specs), games_per_pair, gauntlet)
     todo = [t for t in plan if t[0] not in done]
     cluster = cluster or InProcess()
-    batches = split(todo, cluster.slots, most=50)
+    # Games are saved a batch at a time, so a batch is what a stopped run loses and how far
+    # the progress bar jumps: a few games, not 50 (an hour at 1 s a move).  A worker keeps
+    # its players across batches (worker_cache), so small batches cost a task each, no more.
+    batches = split(todo, cluster.slots, most=BATCH_GAMES)
     count = [len(plan) - len(todo)]
     if progress:
         progress(count[0], len(plan))

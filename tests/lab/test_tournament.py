@@ -202,6 +202,17 @@ def test_tournament_resumes_to_the_same_results(tmp_path):
     assert (part / "results.jsonl").read_text() == before
 
 
+def test_a_stopped_tournament_has_saved_all_but_a_few_games(tmp_path):
+    # A long schedule stopped (the progress callback raising, as Ctrl-C would) as soon as
+    # anything is saved: the games are saved a few at a time, not 50 (an hour at 1 s a move).
+    def progress(done, total):
+        if done > 0:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(SPECS, tmp_path, FIVE, 100, referee_cmd=None, seed=3, progress=progress)
+    assert 0 < len(read_results(tmp_path / "results.jsonl")) <= 4
+
+
 def test_failed_games_are_played_again_on_resume(tmp_path):
     # First run with a GTP engine that cannot be started: every game fails, nobody wins.
     specs = {"u": "policy:uniform", "x": str(tmp_path / "no-such-engine")}

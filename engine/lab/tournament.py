@@ -5,8 +5,9 @@ that each player has Black in exactly half of them (the first-named player of a 
 Black in even rounds); rounds are interleaved across pairings so that a tournament stopped
 early is still balanced.  Games run in batches of a few (`BATCH_GAMES`, saved as each ends)
 on a cluster (engine/parallel/cluster.py: local Dask worker processes, a remote Dask cluster,
-or this process); each worker process keeps its players alive across games.  Every game's seed is derived from `--seed`
-and the game's identity, so results do not depend on which worker played it.
+or this process); each worker process keeps its players alive across games.  Every game's
+seed is derived from `--seed` and the game's identity, so results do not depend on which
+worker played it.
 
 Games are played by match.play_game: two passes, a resignation or the move cap end them;
 dead stones are those both players list (policy players list none: they play to the end);

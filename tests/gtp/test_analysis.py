@@ -529,7 +529,7 @@ def test_gogui_engine_settings_offer_the_shipped_choices_and_set_them(ask, make_
     shown = settings_dialog(ask, server)
     assert shown["weights"][1] == "9x9-apprentice.json" and shown["prior"][1] == "playout"
     shipped = load_policy(str(WEIGHTS_DIR / "9x9-apprentice.json"), 9)
-    assert np.array_equal(server.engine._policy.theta, shipped.theta)   # the file in weights/
+    assert np.array_equal(server.engine.policy.theta, shipped.theta)   # the file in weights/
     assert server.game.rules == "tromp-taylor" and server.engine.settings.ponder
     assert server.engine.settings.resign == 0.25
     assert server.engine.settings.max_move_seconds == 4
